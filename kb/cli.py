@@ -1,0 +1,86 @@
+"""The `kb` command line."""
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from kb.errors import KbError
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="kb", description="牌规知识库: build, inspect and search the rule books")
+    p.add_argument("--build-dir", type=Path, default=None, help="build directory (default ./build or $KB_BUILD_DIR)")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("build", help="build the records (into a fresh directory, swapped in on success)")
+    ex = sub.add_parser("export", help="print the records")
+    ex.add_argument("--jsonl", action="store_true", required=True, help="one JSON object per record")
+    sh = sub.add_parser("show", help="print one record (ID like cbr1999:45C4b, or 45C4(b) for every work)")
+    sh.add_argument("id")
+    sh.add_argument("--json", action="store_true")
+    st = sub.add_parser("stats", help="counts per work and witness; every repair, recovery and variant")
+    st.add_argument("--json", action="store_true")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except KbError as exc:
+        print(f"kb: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+def _run(args: argparse.Namespace) -> int:
+    from kb import build as b
+
+    if args.cmd == "build":
+        out = b.build(args.build_dir)
+        meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
+        print(f"built {meta['records']} records into {out}")
+        return 0
+    if args.cmd == "export":
+        out = b.ensure_built(args.build_dir)
+        sys.stdout.write((out / "records.jsonl").read_text(encoding="utf-8"))
+        return 0
+    if args.cmd == "show":
+        records = b.load_records(args.build_dir)
+        found = find_records(records, args.id)
+        if args.json:
+            payload = [r.to_json() for r in found]
+            print(json.dumps(payload[0] if len(payload) == 1 else payload, ensure_ascii=False, indent=1))
+        else:
+            from kb.present import format_record
+            print("\n\n".join(format_record(r, records) for r in found))
+        return 0
+    if args.cmd == "stats":
+        out = b.ensure_built(args.build_dir)
+        stats = json.loads((out / "stats.json").read_text(encoding="utf-8"))
+        if args.json:
+            print(json.dumps(stats, ensure_ascii=False, indent=1))
+        else:
+            from kb.stats import format_stats
+            print(format_stats(stats))
+        return 0
+    raise KbError(f"unknown command {args.cmd}")
+
+
+def find_records(records, wanted: str):
+    """Records for an id (cbr1999:45C4b), a citation with a work (cbr1999:45C4(b)) or without one."""
+    key = re.sub(r"[()（）\s]", "", wanted)
+    work, _, local = key.rpartition(":")
+    hits = [r for r in records if r.id.split(":", 1)[1] == local and (not work or r.work == work)]
+    if not hits:
+        raise KbError(f"no record '{wanted}' (ids look like cbr1999:45C4b, laws1997:41A, twmj16:patterns.13)")
+    return hits
+
+
+if __name__ == "__main__":
+    sys.exit(main())

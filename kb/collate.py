@@ -1,0 +1,154 @@
+"""Stage 5: collation. The witnesses of one work become one record per clause.
+
+Each record takes its reading from the witness that is right there (a fixed
+preference per work, corrected by curated emendations), keeps every witness's
+reading with its provenance, and lists the variants: where two witnesses differ
+after normalisation, ignoring punctuation, spacing and what a witness is known
+to have lost (002 lost every digit and clause letter).
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from collections import defaultdict
+
+from kb.adapters.curated import read_tsv
+from kb.errors import KbError
+from kb.normalise import comparison_form, to_hans, to_hant
+from kb.records import Record, Witness
+from kb.segment import Segment
+from kb.segment.outline import Node, citation_label, split_cite
+
+PREFERENCE = {"cbr1999": ["004", "000", "002"], "laws1997": ["003"], "twmj16": ["001"]}
+LOST_DIGITS = {"002"}               # witnesses that lost every Arabic digit and clause letter
+LOST_MARK = "□"
+
+
+def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> list[Record]:
+    by_cite: dict[str, list[Segment]] = defaultdict(list)
+    for seg in segments:
+        by_cite[seg.cite].append(seg)
+    emend = _emendations(work)
+    order = [n.cite for n in outline]
+    nodes = {n.cite: n for n in outline}
+    extra = sorted((c for c in by_cite if c not in nodes), key=lambda c: int(re.match(r"\d+", c).group()))
+    records: list[Record] = []
+    for cite in extra + order:
+        segs = by_cite.get(cite)
+        if not segs:
+            continue
+        node = nodes.get(cite)
+        path = node.path if node else split_cite(cite)
+        segs = sorted(segs, key=lambda s: PREFERENCE[work].index(s.sigil))
+        base = segs[0]
+        text = to_hans(base.text)
+        if base.sigil in LOST_DIGITS:
+            text = mark_lost(text)
+        notes = [n for s in segs for n in s.notes]
+        for wrong, right, support, why in emend.pop(cite, []):
+            if wrong not in text:
+                raise KbError(f"kb/data/emendations.tsv: {work} {cite}: '{wrong}' not in the text taken from {base.sigil}")
+            if support != "editor" and not any(s.sigil == support and right in to_hans(s.text) for s in segs):
+                raise KbError(f"kb/data/emendations.tsv: {work} {cite}: witness {support} does not read '{right}'")
+            text = text.replace(wrong, right)
+            notes.append({"kind": "emendation", "what": f"{wrong} → {right} ({why})",
+                          "from": f"witness {support}" if support != "editor" else "editor"})
+        title = next((to_hans(s.title) for s in segs if s.title), "")
+        if not title and node and node.titles:
+            title = node.titles[0]
+            notes.append({"kind": "recovery", "what": f"heading missing in witness {base.sigil}",
+                          "from": "outline (kb/data/outline)"})
+        if node and node.level != "law" and not any(s.extra.get("marker") for s in segs):
+            lost = ", ".join(s.sigil for s in segs)
+            notes.append({"kind": "recovery",
+                          "what": f"clause citation {citation_label(path)} inferred: witness {lost} lost the letter/number",
+                          "from": "position in the curated outline (1997 Laws structure)"})
+        if base.sigil in LOST_DIGITS and LOST_MARK in text:
+            notes.append({"kind": "loss", "what": f"{LOST_MARK} marks a digit or clause letter lost in witness "
+                                                  f"{base.sigil}; no other witness covers this clause",
+                          "from": base.source})
+        records.append(Record(
+            id=f"{work}:{cite}", work=work, citation=citation_label(path),
+            level=node.level if node else "law",
+            parent=f"{work}:{''.join(path[:-1])}" if len(path) > 1 else None,
+            order=len(records), law=int(path[0]), path=path,
+            title_hans=title, title_hant=to_hant(title), text_hans=text, text_hant=to_hant(text),
+            witnesses=[Witness(s.source, s.sigil, list(s.lines), s.text, s.title) for s in segs],
+            variants=variants(segs), notes=notes,
+            footnotes=[{**f, "text_hans": to_hans(f["text"]), "text_hant": to_hant(to_hans(f["text"]))}
+                       for s in segs for f in s.footnotes],
+            heading=[f"{label} {t}" for _, label, t in (node.headings if node else [])],
+        ))
+    if emend:
+        raise KbError(f"kb/data/emendations.tsv: no such clause in {work}: {', '.join(emend)}")
+    return records
+
+
+def mark_lost(text: str) -> str:
+    """Show where witness 002 lost digits or letters in a reference (第条款 -> 第□条□款)."""
+    text = re.sub(r"(?<=[第、阅用见照述和及或])(?=条)", LOST_MARK, text)
+    text = re.sub(r"(?<=条)(?=款)", LOST_MARK, text)
+    text = re.sub(r"(?<=[阅述见])(?=款)", LOST_MARK, text)
+    return text.replace("（）", f"（{LOST_MARK}）")
+
+
+def variants(segs: list[Segment]) -> list[dict]:
+    """Differences between the base witness and each other witness, after normalisation."""
+    out = []
+    base = segs[0]
+    for other in segs[1:]:
+        strip = base.sigil in LOST_DIGITS or other.sigil in LOST_DIGITS
+        a, b = _form(base.text, strip), _form(other.text, strip)
+        if a == b:
+            continue
+        sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
+        for op, i1, i2, j1, j2 in sm.get_opcodes():
+            if op == "equal":
+                continue
+            out.append({"witnesses": [base.sigil, other.sigil],
+                        "readings": {base.sigil: a[i1:i2], other.sigil: b[j1:j2]},
+                        "context": a[max(0, i1 - 6):i1] + "…" + a[i2:i2 + 6]})
+    return out
+
+
+def _form(text: str, strip_lost: bool) -> str:
+    form = comparison_form(text)
+    return re.sub(r"[0-9A-Za-z]", "", form) if strip_lost else form
+
+
+def _emendations(work: str) -> dict[str, list[tuple[str, str, str, str]]]:
+    out: dict[str, list] = defaultdict(list)
+    for w, cite, wrong, right, support, why in read_tsv("emendations.tsv", 6):
+        if w == work:
+            out[cite].append((wrong, right, support, why))
+    return out
+
+
+def collate_mahjong(work: str, segments: list[Segment]) -> list[Record]:
+    records = []
+    for i, seg in enumerate(segments):
+        title = mahjong_punctuation(seg.title)
+        text = mahjong_punctuation(seg.text)
+        parent = seg.extra.get("parent")
+        records.append(Record(
+            id=f"{work}:{seg.cite}", work=work, citation=seg.extra["citation"], level=seg.extra["level"],
+            parent=f"{work}:{parent}" if parent else None, order=i, path=seg.cite.split("."),
+            title_hans=title, title_hant=to_hant(title), text_hans=text, text_hant=to_hant(text),
+            witnesses=[Witness(seg.source, seg.sigil, list(seg.lines), seg.text, seg.title)],
+            notes=seg.notes, tai=seg.extra.get("tai")))
+    return records
+
+
+def mahjong_punctuation(text: str) -> str:
+    """Chinese punctuation for the mahjong text, which was typed with ASCII punctuation."""
+    t = to_hans(text)
+    t = t.replace("不求.自摸", "不求·自摸")
+    t = re.sub(r"(?<=[\u4e00-\u9fff）)])\.(?=[\u4e00-\u9fff])", "、", t)
+    t = re.sub(r"\s*;+\s*", "；", t)
+    t = re.sub(r"\s*,\s*", "，", t)
+    t = re.sub(r"\s*:\s*", "：", t)
+    t = t.replace("(", "（").replace(")", "）")
+    t = re.sub(r"\.\s*(?=[（\u4e00-\u9fff]|$)", "。", t)
+    t = re.sub(r"”([^“”]{1,12})”", r"“\1”", t)
+    t = re.sub(r"\s*([，。；：（）、“”])\s*", r"\1", t)
+    return t.replace("。。", "。").replace("；。", "。").strip()

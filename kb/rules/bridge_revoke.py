@@ -1,0 +1,234 @@
+"""Laws 61–64: what a revoke is, when it is established, and the tricks it costs."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kb.errors import KbError
+from kb.rules.bridge_cards import (
+    SEAT_NAMES, SIDE_NAMES, SUIT_NAMES, Result, cids, parse_bool, parse_card, parse_cards, parse_choice,
+    parse_int, parse_seat, parse_suit, partner, side,
+)
+
+IS_REVOKE_CLAUSES = cids("61A", "44C")
+REVOKE_ESTABLISHED_CLAUSES = cids("61B", "62A", "62B1", "62B2", "62C1", "62D1", "62D2", "63A", "63A1", "63A2",
+                                  "63A3", "63B", "63C", "64B6")
+REVOKE_ADJUSTMENT_CLAUSES = cids("64A1", "64A2", "64B1", "64B2", "64B3", "64B4", "64B5", "64B6", "64C")
+
+ACTIONS = ("lead", "play", "name", "claim", "concede", "acquiesce")
+ACTION_NAMES = {"lead": "引出", "play": "打出", "name": "指明", "claim": "作出声称",
+                "concede": "作出承认", "acquiesce": "默认了声称或承认"}
+
+
+@dataclass(frozen=True)
+class RevokeCheck(Result):
+    """Whether a card played is a revoke (61A)."""
+
+    revoke: bool = False
+
+
+@dataclass(frozen=True)
+class RevokeStatus(Result):
+    """Whether a revoke is established (63A) and whether it must still be corrected (62A, 62D, 63B)."""
+
+    established: bool = False
+    established_by: int | None = None           # index into ``events``
+    must_correct: bool = False
+    penalty_applies: bool = False              # Law 64 is to be applied
+    offender_role: str | None = None
+
+
+@dataclass(frozen=True)
+class RevokeAdjustment(Result):
+    """Tricks transferred after an established revoke (64A, 64B), always with 64C."""
+
+    tricks_transferred: int = 0
+    rule: str = ""                             # "64A1", "64A2" or the first 64B exception
+    exceptions: tuple[str, ...] = ()           # every 64B item that applies
+    transferred_to: str = ""                   # "NS" | "EW"
+    cap: int = 0                               # tricks the offending side won from the revoke trick on
+
+
+def is_revoke(hand: Any, led_suit: Any, card: Any) -> RevokeCheck:
+    """61A: failing to follow suit as 44 requires. ``hand`` holds the player's cards before he played ``card``."""
+    cards = parse_cards(hand, "hand", min_len=1)
+    led = parse_suit(led_suit, "led_suit", optional=True)
+    played = parse_card(card, "card")
+    if played not in cards:
+        raise KbError(f"card: {played.label} 不在 hand 中")
+    if led is None:
+        return RevokeCheck(clauses=cids("44A", "61A"), revoke=False,
+                           explanation=f"{played.label}是引牌，引牌者可引出任何牌张（44A），不构成藏牌（61A）。")
+    if played.suit == led:
+        return RevokeCheck(clauses=cids("44C", "61A"), revoke=False,
+                           explanation=f"{played.label}跟了引牌花色{SUIT_NAMES[led]}，不构成藏牌。")
+    if any(c.suit == led for c in cards):
+        held = " ".join(c.label for c in cards if c.suit == led)
+        return RevokeCheck(clauses=cids("61A", "44C"), revoke=True,
+                           explanation=f"手中有{SUIT_NAMES[led]}（{held}）却打出{played.label}，未按第44条跟牌，"
+                                       f"构成藏牌（61A）。")
+    return RevokeCheck(clauses=cids("44D", "61A"), revoke=False,
+                       explanation=f"手中没有{SUIT_NAMES[led]}，可打任何牌张（44D），{played.label}不构成藏牌。")
+
+
+def _role(seat: str, declarer: str | None) -> str | None:
+    if declarer is None:
+        return None
+    if seat == declarer:
+        return "declarer"
+    return "dummy" if seat == partner(declarer) else "defender"
+
+
+def revoke_established(revoke_trick: Any, offender: Any, events: Any, declarer: Any = None,
+                       hands_returned: Any = False, illegal_inquiry: Any = False) -> RevokeStatus:
+    """Is the revoke established? 63A1 the offending side leads or plays to a later trick, 63A2 names or
+    designates such a card, 63A3 makes or agrees to a claim or concession; 63B an illegal inquiry
+    (61B) counts as establishment; 62D1 a twelfth-trick revoke is corrected even when established.
+
+    ``events``: what happened after the revoke, in order: ``{"seat", "action", "trick"}`` with action
+    ``lead`` / ``play`` / ``name`` (trick required) or ``claim`` / ``concede`` / ``acquiesce``."""
+    trick = parse_int(revoke_trick, "revoke_trick", 1, 12)
+    off = parse_seat(offender, "offender")
+    decl = parse_seat(declarer, "declarer", optional=True)
+    returned = parse_bool(hands_returned, "hands_returned")
+    illegal = parse_bool(illegal_inquiry, "illegal_inquiry")
+    if not isinstance(events, list):
+        raise KbError(f"events: 应为事件列表，收到 {type(events).__name__}")
+    role = _role(off, decl)
+    offending = side(off)
+    by, rule = None, None
+    for i, ev in enumerate(events):
+        if not isinstance(ev, dict):
+            raise KbError(f"events[{i}]: 应为对象 {{seat, action, trick}}")
+        unknown = set(ev) - {"seat", "action", "trick"}
+        if unknown:
+            raise KbError(f"events[{i}].{sorted(unknown)[0]}: 未知字段")
+        seat = parse_seat(ev.get("seat"), f"events[{i}].seat")
+        action = parse_choice(ev.get("action"), f"events[{i}].action", ACTIONS)
+        if action in ("lead", "play", "name"):
+            t = parse_int(ev.get("trick"), f"events[{i}].trick", trick, 13)
+            if t == trick and action == "lead":
+                raise KbError(f"events[{i}].trick: 藏牌墩的引牌在藏牌之前，不能是藏牌后的事件")
+            later = t > trick
+        else:
+            if "trick" in ev:
+                raise KbError(f"events[{i}].trick: 声称或承认不属于某一墩，不应给出 trick")
+            later = True
+        if by is None and later and side(seat) == offending:  # type: ignore[arg-type]
+            by = i
+            rule = {"lead": "63A1", "play": "63A1", "name": "63A2"}.get(action, "63A3")  # type: ignore[arg-type]
+    who = SEAT_NAMES[off]
+    if illegal:
+        text = (f"违反第61条B款的方式指出了{who}的藏牌：藏牌者必须替换为合法牌张，并按藏牌成立应用第64条处罚（63B）。")
+        return RevokeStatus(clauses=cids("61B", "63B"), explanation=text, established=True,
+                            established_by=by, must_correct=True, penalty_applies=True, offender_role=role)
+    if by is None:
+        text = (f"第{trick}墩{who}的藏牌尚未成立（违规方未对下一墩引牌或打牌、未指明下一墩的牌、"
+                f"未作或默认声称或承认，63A），必须改正（62A）：违规者收回错打的牌张并跟牌；")
+        clauses = ["63A", "62A"]
+        if role == "defender":
+            text += "该牌张是从防家未暴露的手中打出的，成为罚张（62B1）；"
+            clauses.append("62B1")
+        elif role in ("declarer", "dummy"):
+            text += "该牌张是从庄家手中或明手打出的，可更换，不判罚（62B2）；"
+            clauses.append("62B2")
+        else:
+            text += "防家从未暴露的手中打出的牌成为罚张（62B1），庄家、明手或已暴露的牌可更换不罚（62B2）；"
+            clauses += ["62B1", "62B2"]
+        text += "非违规方此后接续打出的牌张可收回，不判罚（62C1）。"
+        clauses.append("62C1")
+        return RevokeStatus(clauses=cids(*clauses), explanation=text, established=False, must_correct=True,
+                            penalty_applies=False, offender_role=role)
+    ev = events[by]
+    ev_text = (f"{SEAT_NAMES[parse_seat(ev['seat'], 'seat')]}"  # type: ignore[index]
+               f"{ACTION_NAMES[ev['action']]}" + (f"第{ev['trick']}墩的牌" if "trick" in ev else ""))
+    if trick == 12 and not returned:
+        text = (f"{ev_text}，第12墩的藏牌已经成立（{rule}），但在四手牌均收回牌套前发现，必须改正（62D1）；"
+                f"藏牌成立但不判罚（64B6）。")
+        clauses = [rule, "62D1", "64B6"]
+        if role in (None, "defender"):
+            text += "如防家在其同伴打牌前藏牌而同伴持有两种花色，同伴不能选择有可能因看到藏牌而建议打出的牌张（62D2）。"
+            clauses.append("62D2")
+        return RevokeStatus(clauses=cids(*clauses), explanation=text, established=True, established_by=by,
+                            must_correct=True, penalty_applies=False, offender_role=role)
+    text = (f"{ev_text}，第{trick}墩{who}的藏牌成立（{rule}）；藏牌一经成立即不得改正，"
+            f"该墩牌成为完成牌墩（63C），按第64条处理。")
+    return RevokeStatus(clauses=cids(rule, "63C"), explanation=text, established=True,  # type: ignore[arg-type]
+                        established_by=by, must_correct=False, penalty_applies=True, offender_role=role)
+
+
+def revoke_adjustment(revoke_trick: Any, revoke_trick_winner: Any, offender: Any, later_tricks_won: Any,
+                      offender_won_later_with_legal_card: Any = False, second_revoke_same_suit: Any = False,
+                      faced_card: Any = False, declarer: Any = None, after_next_deal_call: Any = False,
+                      after_round_end: Any = False) -> RevokeAdjustment:
+    """Tricks transferred for an established revoke.
+
+    64A1: the offender won the revoke trick → that trick plus one later trick won by his side.
+    64A2: otherwise, if his side won the revoke trick or a later trick → one trick, plus one if the
+    offender won a later trick with a card he could legally have played to the revoke trick.
+    64B1–B6 → none. Never more than the side won from the revoke trick on. 64C always applies."""
+    trick = parse_int(revoke_trick, "revoke_trick", 1, 12)
+    winner = parse_seat(revoke_trick_winner, "revoke_trick_winner")
+    off = parse_seat(offender, "offender")
+    decl = parse_seat(declarer, "declarer", optional=True)
+    if not isinstance(later_tricks_won, list):
+        raise KbError(f"later_tricks_won: 应为墩号列表，收到 {type(later_tricks_won).__name__}")
+    later = [parse_int(t, f"later_tricks_won[{i}]", trick + 1, 13) for i, t in enumerate(later_tricks_won)]
+    if len(set(later)) != len(later):
+        raise KbError("later_tricks_won: 重复的墩号")
+    with_legal = parse_bool(offender_won_later_with_legal_card, "offender_won_later_with_legal_card")
+    flags = {
+        "64B2": parse_bool(second_revoke_same_suit, "second_revoke_same_suit"),
+        "64B3": parse_bool(faced_card, "faced_card"),
+        "64B4": parse_bool(after_next_deal_call, "after_next_deal_call"),
+        "64B5": parse_bool(after_round_end, "after_round_end"),
+    }
+    if with_legal and not later:
+        raise KbError("offender_won_later_with_legal_card: 违规方在藏牌后没有赢墩（later_tricks_won 为空），"
+                      "违规者不可能在藏牌后赢墩")
+    offending = side(off)
+    other = "EW" if offending == "NS" else "NS"
+    side_won_revoke = side(winner) == offending
+    cap = int(side_won_revoke) + len(later)
+    role = _role(off, decl)
+    if role == "dummy":
+        flags["64B3"] = True
+    flags["64B6"] = trick == 12
+    who = SEAT_NAMES[off]
+    reasons = {
+        "64B1": "违规方既未赢得藏牌墩，亦未赢得藏牌以后的牌墩",
+        "64B2": "这是同一赛员在同一花色中的第二次藏牌",
+        "64B3": "藏牌是未打出暴露在桌面上的牌张或摊牌一家（包括明手）的牌张所造成的",
+        "64B4": "非违规方已对下一副牌叫牌后才指出藏牌",
+        "64B5": "在一轮结束后才指出藏牌",
+        "64B6": "藏牌发生在第十二墩",
+    }
+    exceptions = [k for k in ("64B1", "64B2", "64B3", "64B4", "64B5", "64B6")
+                  if (cap == 0 if k == "64B1" else flags[k])]
+    tail = "如裁判认为此处理不足以补偿非违规方所受的损害，应判给调整分（64C）。"
+    if exceptions:
+        why = "；".join(f"{reasons[k]}（{k}）" for k in exceptions)
+        text = f"{who}的藏牌成立但不判罚：{why}。{tail}"
+        return RevokeAdjustment(clauses=cids(*exceptions, "64C"), explanation=text, tricks_transferred=0,
+                                rule=exceptions[0], exceptions=tuple(exceptions), transferred_to=other,
+                                cap=cap)
+    if winner == off:
+        rule = "64A1"
+        count = 1 + (1 if later else 0)
+        text = (f"{who}赢得藏牌墩（第{trick}墩），打牌结束后将藏牌墩"
+                + ("及违规方在藏牌以后的一个赢墩" if later else "（违规方在藏牌以后没有赢墩）")
+                + f"一并转给{SIDE_NAMES[other]}，共{count}墩（64A1）。")
+    else:
+        rule = "64A2"
+        won = "违规方赢得了藏牌墩" if side_won_revoke else "违规方在藏牌以后赢得了牌墩"
+        count = 1 + (1 if with_legal else 0)
+        text = f"{who}未赢得藏牌墩，{won}，打牌结束后转一墩给{SIDE_NAMES[other]}（64A2）"
+        if with_legal:
+            text += "；违规者又用藏牌时可合法打出的牌张在藏牌以后赢墩，该墩也须转给非违规方"
+        text += "。"
+        if count > cap:
+            text += f"但违规方自藏牌墩起只赢得{cap}墩，只能转{cap}墩。"
+            count = cap
+        text += f"共{count}墩。"
+    return RevokeAdjustment(clauses=cids(rule, "64C"), explanation=text + tail, tricks_transferred=count,
+                            rule=rule, exceptions=(), transferred_to=other, cap=cap)

@@ -1,0 +1,151 @@
+"""Recognise clause citations in a query: 45C4(b), 第45條C款4（b）, 规则47E2, Law 64B, 第六十四条 ...
+
+A citation is returned as a ``Cite`` (law number and record path, ["45", "C", "4", "b"]
+as in the records) with its span in the query, so the rest of the query can be searched
+as words. "第十二墩" and other ordinals that are not followed by 条 are not citations.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kb.search.analysis import fold
+
+MAX_LAW = 93          # the 1997 Laws have 93 laws
+MAX_PATTERN = 99      # mahjong scoring items (计台名堂 1-36)
+
+_CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
+              "六": 6, "七": 7, "八": 8, "九": 9}
+_CN_UNITS = {"十": 10, "百": 100}
+_CN_NUM = "[零〇一二两三四五六七八九十百]+"
+
+
+def chinese_number(text: str) -> int | None:
+    """Value of a Chinese numeral up to the hundreds (六十四 -> 64, 十二 -> 12), else None."""
+    if not text:
+        return None
+    total, digit = 0, None
+    for ch in text:
+        if ch in _CN_DIGITS:
+            if digit is not None:  # 六四: read digit by digit
+                digit = digit * 10 + _CN_DIGITS[ch]
+            else:
+                digit = _CN_DIGITS[ch]
+        elif ch in _CN_UNITS:
+            total += (1 if digit is None else digit) * _CN_UNITS[ch]
+            digit = None
+        else:
+            return None
+    return total + (digit or 0)
+
+
+@dataclass(frozen=True)
+class Cite:
+    """One citation found in a query."""
+
+    law: int | None                 # bridge law number; None for mahjong
+    path: tuple[str, ...]           # ("45", "C", "4", "b") or ("patterns", "13")
+    start: int = 0                  # span in the query
+    end: int = 0
+    text: str = ""                  # the matched text
+    work: str | None = None         # set when the form names the work (计台名堂 -> twmj16)
+
+    @property
+    def suffix(self) -> str:
+        """The part of a record id after ``work:`` ("45C4b", "patterns.13")."""
+        if self.law is None:
+            return ".".join(self.path)
+        return "".join(self.path)
+
+    @property
+    def pathkey(self) -> str:
+        """Prefix of the indexed path key: "45/C/" matches 45C and everything under it."""
+        return "".join(p + "/" for p in self.path)
+
+    def __str__(self) -> str:
+        if self.law is None:
+            return " ".join(self.path)
+        s = "".join(self.path[:3])
+        if len(self.path) > 3:
+            s += "(" + "".join(self.path[3:]) + ")"
+        return s
+
+
+_SUB = r"(?:\s*\(\s*(?P<sub>[a-h])\s*\)|(?P<sub2>[a-h])(?![0-9A-Za-z]))"
+
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    # 第45条C款4(b), 第45條C款4項(b), 45条E款, 第六十四条, 第64条B款6
+    ("zh", re.compile(
+        r"(?:(?P<di>第)\s*)?(?P<num>\d{1,3}|" + _CN_NUM + r")\s*[条條]"
+        r"(?:\s*(?:第\s*)?(?P<clause>[A-La-l])\s*款"
+        r"(?:\s*(?:第\s*)?(?P<item>\d{1,2})\s*[项項]?" + _SUB + r"?)?)?")),
+    # 规则47E2, 規則45C4(b), 规则 64
+    ("rule", re.compile(
+        r"(?:规则|規則)\s*(?P<num>\d{1,3})(?:\s*(?P<clause>[A-La-l])"
+        r"(?:\s*(?P<item>\d{1,2})" + _SUB + r"?)?)?(?![0-9])")),
+    # Law 64B, law 64, Laws 45C4(b)
+    ("law", re.compile(
+        r"(?<![A-Za-z])laws?\s*(?P<num>\d{1,3})(?:(?P<clause>[A-La-l])"
+        r"(?:(?P<item>\d{1,2})" + _SUB + r"?)?)?(?![0-9A-Za-z])", re.I)),
+    # 45C4(b), 45C4b, 64B6, 47E
+    ("bare", re.compile(
+        r"(?<![0-9A-Za-z])(?P<num>\d{1,2})(?P<clause>[A-La-l])"
+        r"(?:(?P<item>\d{1,2})" + _SUB + r"?)?(?![0-9A-Za-z])")),
+    # 计台名堂 13, 計台名堂第13項, 名堂13
+    ("mj", re.compile(r"(?:计台)?名堂\s*(?:第\s*)?(?P<num>\d{1,2})\s*[项項]?")),
+]
+
+
+def _cite_from(kind: str, m: re.Match[str]) -> Cite | None:
+    raw = m.group("num")
+    num = int(raw) if raw.isdigit() else chinese_number(raw)
+    if num is None:
+        return None
+    if kind == "mj":
+        if not 1 <= num <= MAX_PATTERN:
+            return None
+        return Cite(None, ("patterns", str(num)), m.start(), m.end(), m.group(0), "twmj16")
+    if kind == "zh":
+        # A Chinese numeral needs 第 (三条 is a mahjong tile); bare digits need 第 or a 款.
+        if not m.group("di") and (not raw.isdigit() or not m.group("clause")):
+            return None
+    if not 1 <= num <= MAX_LAW:
+        return None
+    path = [str(num)]
+    if m.group("clause"):
+        path.append(m.group("clause").upper())
+        if m.group("item"):
+            path.append(str(int(m.group("item"))))
+            sub = m.group("sub") or m.group("sub2")
+            if sub:
+                path.append(sub.lower())
+    return Cite(num, tuple(path), m.start(), m.end(), m.group(0).strip())
+
+
+def parse_citation(query: str) -> list[Cite]:
+    """Every citation in ``query``, in order of appearance (spans index the original query)."""
+    return split_citations(query)[0]
+
+
+def split_citations(query: str) -> tuple[list[Cite], str]:
+    """The citations in ``query`` and the query with them blanked out (the remaining words)."""
+    text = fold(query)  # fullwidth and Traditional folded; same length as the query
+    taken = [False] * len(text)
+    cites: list[Cite] = []
+    for kind, pattern in _PATTERNS:
+        for m in pattern.finditer(text):
+            if any(taken[m.start():m.end()]):
+                continue
+            cite = _cite_from(kind, m)
+            if cite is None:
+                continue
+            end = m.end()
+            while end > m.start() and text[end - 1].isspace():
+                end -= 1
+            cite = Cite(cite.law, cite.path, m.start(), end, query[m.start():end], cite.work)
+            cites.append(cite)
+            for i in range(m.start(), end):
+                taken[i] = True
+    cites.sort(key=lambda c: c.start)
+    rest = "".join(" " if taken[i] else ch for i, ch in enumerate(query))
+    return cites, " ".join(rest.split())

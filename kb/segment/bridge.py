@@ -1,0 +1,298 @@
+"""Segment a bridge witness against its work's curated outline.
+
+The witnesses lost different things: 000 most clause letters (headings run
+into their text), 002 every digit and letter (bare ．/./（） markers remain),
+003 some law headings, 004 little. One walk serves them all: the outline gives
+the nodes in reading order with their headings, and each node is found in the
+witness as its heading at a boundary (a paragraph start or just after a
+marker) at or after the previous node. A marker that no node claims is an
+error, so a witness can never lose a clause silently.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from kb.adapters import Adapted
+from kb.errors import KbError
+from kb.normalise import to_hans
+from kb.segment import Segment
+from kb.segment.outline import Node
+
+CN_DIGITS = "一二三四五六七八九十"
+HEADING = re.compile(rf"^第[{CN_DIGITS}]+(?:章|节|部分)")
+HEADING_INLINE = re.compile(rf"第[{CN_DIGITS}]+(?:章|节|部分)\s*.*?(?=第[{CN_DIGITS}]*(?:章|节|部分|条：))")
+MARKER = re.compile(r"(?:[A-H]\s*[．.、]|(?:\d{1,2}|l)\s*[．.、]|[（(]\s*[a-cA-C]?\s*[）)]|．|(?<![A-Za-z0-9])\.)\s*")
+STRUCTURAL = re.compile(r"^(?:[A-H]\s*[．.、]|\d{1,2}\s*[．.、]|[（(][a-cA-C][）)])")
+LAW_NUMBER = {  # per format: a law heading with its number
+    "json-envelope": re.compile(r"第\s*(\d+)\s*条"),
+    "fullwidth-paged": re.compile(r"第\s*(\d+)\s*条"),
+    "outline-table": re.compile(r"规则\s*(\d+)"),
+    "pinyin-glued": re.compile(r"第条："),
+}
+BAD_LAW_NUMBER = re.compile(rf"第[{CN_DIGITS}]{{1,3}}条")
+
+
+@dataclass
+class Stream:
+    """A witness's text blocks joined, in the witness script and in Simplified."""
+
+    raw: str
+    hans: str
+    starts: list[int]
+    lines: list[tuple[int, int]]
+
+    def line_range(self, a: int, b: int) -> tuple[int, int]:
+        i = max(0, bisect.bisect_right(self.starts, a) - 1)
+        j = max(0, bisect.bisect_right(self.starts, max(a, b - 1)) - 1)
+        return self.lines[i][0], self.lines[j][1]
+
+
+def _stream(adapted: Adapted) -> tuple[Stream, list[str]]:
+    raw_parts, hans_parts, starts, lines, dropped = [], [], [], [], []
+    pos = 0
+    for block in adapted.blocks:
+        if block.kind != "text":
+            continue
+        raw, hans = block.text, to_hans(block.text)
+        if len(raw) != len(hans):
+            raise KbError(f"{adapted.source.path}:{block.lines[0]}: script conversion changed the text length")
+        if HEADING.match(hans) and "条" not in hans[:12] or hans in _bare_headings:
+            dropped.append(hans)
+            continue
+        for m in reversed(list(HEADING_INLINE.finditer(hans))):
+            dropped.append(m.group(0))
+            raw, hans = raw[: m.start()] + raw[m.end():], hans[: m.start()] + hans[m.end():]
+        starts.append(pos)
+        lines.append(block.lines)
+        raw_parts.append(raw)
+        hans_parts.append(hans)
+        pos += len(raw) + 1
+    return Stream("\n".join(raw_parts), "\n".join(hans_parts), starts, lines), dropped
+
+
+_bare_headings: set[str] = set()
+
+
+def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
+    """One Segment per outline node this witness holds, in reading order."""
+    src = adapted.source
+    _bare_headings.clear()
+    _bare_headings.update(t for n in outline for (_, _, t) in n.headings)
+    stream, _ = _stream(adapted)
+    hans = stream.hans
+    fmt = src.format
+    marker_only = fmt != "json-envelope"
+    markers = {m.end(): m.start() for m in MARKER.finditer(hans) if m.group(0).strip()}
+    boundaries = sorted(set(stream.starts) | set(markers))
+    laws = [n for n in outline if n.level == "law"]
+    law_pos = _find_laws(stream, laws, fmt, src)
+    covered = sorted(law_pos)
+    if not covered:
+        raise KbError(f"{src.path}: no law heading found")
+    lo, hi = covered[0], covered[-1]
+    notes: dict[str, list[dict]] = {}
+    found: list[tuple[Node, int, int, int, str]] = []   # node, start, title_start, title_end, marker
+    cursor = 0
+    law_bounds = {n.law: law_pos.get(n.law) for n in laws}
+
+    def next_law_start(law: int) -> int:
+        later = [p[0] for l, p in law_pos.items() if l > law and p is not None]
+        return min(later) if later else len(hans)
+
+    for node in outline:
+        if not lo <= node.law <= hi:
+            continue
+        limit = next_law_start(node.law)
+        if node.level == "law":
+            pos = law_pos.get(node.law)
+            if pos is None:
+                notes.setdefault(node.cite, []).append(
+                    {"kind": "recovery", "what": f"law {node.law} has no heading in witness {src.sigil}",
+                     "from": "outline order (kb/data/outline)"})
+                found.append((node, -1, -1, -1, ""))
+                continue
+            start, tstart, tend, note = pos
+            if note:
+                notes.setdefault(node.cite, []).append(note)
+            found.append((node, start, tstart, tend, ""))
+            cursor = tend
+            continue
+        hit = _find_title(hans, node, boundaries, markers, stream.starts, cursor, limit, marker_only)
+        if hit is None:
+            continue
+        start, tstart, tend, marker = hit
+        found.append((node, start, tstart, tend, marker))
+        cursor = tend
+    # Law nodes without a heading start where their first child starts.
+    resolved = []
+    for i, (node, start, tstart, tend, marker) in enumerate(found):
+        if start < 0:
+            nxt = next((f for f in found[i + 1:] if f[1] >= 0), None)
+            start = tstart = tend = nxt[1] if nxt else len(hans)
+        resolved.append((node, start, tstart, tend, marker))
+    segments = []
+    for i, (node, start, tstart, tend, marker) in enumerate(resolved):
+        end = resolved[i + 1][1] if i + 1 < len(resolved) else len(hans)
+        if i + 1 < len(resolved) and resolved[i + 1][0].law != node.law:
+            end = min(end, next_law_start(node.law))
+        body_raw = stream.raw[tend:end]
+        body_hans = hans[tend:end]
+        _check_unclaimed(body_hans, tend, stream, src, node, marker_only)
+        text = _clean(body_raw)
+        title = _clean(stream.raw[tstart:tend]) if tend > tstart else ""
+        if node.level == "law":
+            title = re.sub(r"^(?:第\s*\S{0,3}\s*[條条]\s*[：:]?|规则\s*\d+)\s*", "", title)
+        first, last = stream.line_range(start, max(start + 1, end))
+        seg = Segment(work, node.cite, src.sigil, src.file, title, text, (first, last),
+                      notes=notes.get(node.cite, []), extra={"marker": marker.strip()})
+        segments.append(seg)
+    _attach_footnotes(adapted, stream, resolved, segments)
+    if fmt == "pinyin-glued" and law_pos and min(law_pos.values())[0] > 0:
+        head = _clean(stream.raw[: min(v[0] for v in law_pos.values())])
+        if head:
+            segments.insert(0, Segment(work, str(lo - 1), src.sigil, src.file, "", head, stream.line_range(0, 1),
+                                       notes=[{"kind": "fragment",
+                                               "what": f"witness {src.sigil} starts mid-sentence: only the end of "
+                                                       f"law {lo - 1} survives; its clause letter is unknown",
+                                               "from": "position before the first law heading"}],
+                                       extra={"marker": "", "fragment": True}))
+    return segments
+
+
+def _find_laws(stream: Stream, laws: list[Node], fmt: str, src) -> dict[int, tuple]:
+    """Law number -> (start, title_start, title_end, recovery note or None)."""
+    hans = stream.hans
+    by_number = {n.law: n for n in laws}
+    out: dict[int, tuple] = {}
+    pattern = LAW_NUMBER[fmt]
+    if fmt == "pinyin-glued":
+        hits = list(pattern.finditer(hans))
+        first_law = 27
+        for k, m in enumerate(hits):
+            law = first_law + k
+            node = by_number.get(law)
+            if node is None:
+                raise KbError(f"{src.path}:1: law heading #{k + 1} (law {law} by order) is not in the outline")
+            tend = _title_after(hans, m.end(), node)
+            if tend is None:
+                raise KbError(f"{src.path}:1: law heading #{k + 1} 第條 is not followed by the title of law {law} "
+                              f"('{hans[m.end():m.end() + 12]}')")
+            out[law] = (m.start(), m.start(), tend,
+                        {"kind": "recovery", "what": f"law number lost in witness {src.sigil} (第條); "
+                                                     f"{law} by order, the witness's laws running from {first_law}",
+                         "from": "order of headings, checked against the outline titles"})
+        return out
+    for start in stream.starts:
+        line_end = hans.find("\n", start)
+        m = pattern.match(hans, start, line_end if line_end >= 0 else len(hans))
+        if m:
+            law = int(m.group(1))
+            node = by_number.get(law)
+            if node is None:
+                raise KbError(f"{src.path}:{stream.line_range(start, start + 1)[0]}: law {law} is not in the outline")
+            tend = _title_after(hans, m.end(), node) or m.end()
+            out[law] = (start, start, tend, None)
+    # Headings with a wrong number (第一條) or none at all (a bare title), by title.
+    expected = sorted(by_number)
+    for law in expected:
+        if law in out or not out or not min(out) < law < max(out):
+            continue
+        node = by_number[law]
+        for start in stream.starts:
+            m = BAD_LAW_NUMBER.match(hans, start)
+            at = m.end() if m else start
+            tend = _title_after(hans, at, node)
+            if tend is None or not _between(out, law, start):
+                continue
+            if m:
+                note = {"kind": "recovery", "what": f"law heading in witness {src.sigil} reads {m.group(0)}; "
+                                                    f"law {law} from its title and place",
+                        "from": "outline (kb/data/outline) and the other witnesses"}
+            else:
+                note = {"kind": "recovery", "what": f"law {law} has no number in witness {src.sigil}: "
+                                                   "its heading is a bare title",
+                        "from": "outline title and place between its neighbours"}
+            out[law] = (start, start, tend, note)
+            break
+    return out
+
+
+def _between(found: dict[int, tuple], law: int, pos: int) -> bool:
+    before = [v[0] for k, v in found.items() if k < law]
+    after = [v[0] for k, v in found.items() if k > law]
+    return (not before or pos > max(before)) and (not after or pos < min(after))
+
+
+def _title_after(hans: str, at: int, node: Node) -> int | None:
+    while at < len(hans) and hans[at] in " \u3000：:":
+        at += 1
+    for title in node.titles:
+        if hans.startswith(title, at):
+            return at + len(title)
+    return None if node.titles else at
+
+
+def _find_title(hans: str, node: Node, boundaries: list[int], markers: dict[int, int], starts: list[int],
+                cursor: int, limit: int, marker_only: bool):
+    i = bisect.bisect_left(boundaries, cursor)
+    if not node.titles:
+        for b in boundaries[i:]:
+            if b >= limit:
+                return None
+            if b <= cursor:
+                continue
+            if b in markers or not marker_only:
+                start = markers.get(b, b)
+                return start, b, b, hans[start:b]
+        return None
+    starts_set = set(starts)
+    for b in boundaries[i:]:
+        if b >= limit:
+            return None
+        for title in node.titles:
+            if hans.startswith(title, b):
+                start = markers.get(b, b)
+                if marker_only and b not in markers and b in starts_set and node.level != "law":
+                    # A paragraph that starts with the title but carries no marker (004 "２指定了…"
+                    # keeps its digit glued to the title; 003 titles stand on their own line).
+                    pass
+                return start, b, b + len(title), hans[start:b] if b in markers else ""
+    return None
+
+
+def _check_unclaimed(body: str, offset: int, stream: Stream, src, node: Node, marker_only: bool) -> None:
+    """A structural marker at a paragraph start inside a node's text means a node was missed."""
+    for start in stream.starts:
+        if offset <= start < offset + len(body):
+            piece = body[start - offset:]
+            m = STRUCTURAL.match(piece)
+            if m and (marker_only or src.format == "json-envelope"):
+                line = stream.line_range(start, start + 1)[0]
+                raise KbError(f"{src.path}:{line}: marker '{m.group(0)}' ('{piece[:14]}') is claimed by no "
+                              f"outline node (inside {node.cite}); fix kb/data/outline")
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"\s*\n\s*", "", text).strip()
+    text = re.sub(r"^(?:[A-H]\s*[．.、]|(?:\d{1,2}|l)\s*[．.、]|[（(]\s*[a-cA-C]?\s*[）)]|．|\.)\s*", "", text)
+    return re.sub(r"\s*(?:[A-H]|\d{1,2}|l)?\s*[．.、]?\s*$", "", text) if re.search(r"(?:[A-H]|\d)\s*[．.、]\s*$", text) else text
+
+
+def _attach_footnotes(adapted: Adapted, stream: Stream, resolved, segments: list[Segment]) -> None:
+    text_blocks = [i for i, b in enumerate(adapted.blocks) if b.kind == "text"]
+    for b in adapted.blocks:
+        if b.kind != "footnote":
+            continue
+        # The anchor block index counts blocks before the footnote was appended.
+        anchor_line = adapted.blocks[b.anchor].lines[0] if 0 <= b.anchor < len(adapted.blocks) else b.lines[0]
+        target = None
+        for seg in segments:
+            if seg.lines[0] <= anchor_line <= seg.lines[1]:
+                target = seg
+        if target is None:
+            raise KbError(f"{adapted.source.path}:{b.lines[0]}: footnote [{b.label}] has no clause to attach to")
+        target.footnotes.append({"n": b.label, "text": b.text, "source": adapted.source.file,
+                                 "lines": list(b.lines)})
+    del text_blocks

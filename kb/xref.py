@@ -1,0 +1,486 @@
+"""Cross-references between clauses: find, resolve, annotate (in the manner of eyecite).
+
+1. ``find_references(text)`` finds every law citation in a Simplified clause text
+   (第47条E款2, 规则45C4(b), 本条B款1(a), 上述(a)或(b), damaged 参阅第条款 ...) and
+   returns :class:`Citation` objects with spans into ``text``.
+2. ``resolve(cit, work=..., law=..., path=..., exists=...)`` turns a citation into a
+   :class:`Ref` whose ``target`` is a record id of the citing work, or explains why not
+   (``external``, ``lost``, ``unresolved``).
+3. ``annotate(text, refs, href)`` wraps resolved references in links.
+
+Mahjong references by name live in :mod:`kb.xref_mahjong` (re-exported here).
+
+Choices (see also the report in the module tests):
+
+* Spans cover the citation proper: ``规则``/``第``/``本条``/``上述`` ... up to the last
+  designator, never the verb before it (参阅, 按, 应用).
+* A list (第70条、71条; 上述A款1、2; 本条规则C、D或E项; 上述(a)或(b)) gives one
+  citation per member; later members inherit the earlier member's law/clause/item.
+* A clause range (上述A至E各款, 本条规则A到E项) is one citation; it resolves to the law
+  record with ``coarser=True``, ``wanted="47A-E"`` and ``members`` = the existing clause ids.
+* A law of the 1997 Laws (1-93) that the work's corpus does not hold is ``external`` with
+  ``target=None`` and ``law=N`` (no synthetic target id).
+* Bare self-references (本条规则 / 本条规定 without a clause) are not reported.
+* Chinese-numeral law numbers (第十二条) are not recognised: in these texts 第+Chinese
+  numeral counts tricks and cards (第十二墩), and the one 第一条 is a garbled heading.
+"""
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+__all__ = [
+    "Citation", "Ref", "find_references", "resolve", "resolve_all", "annotate",
+    "fold", "record_id", "compact", "find_term_references", "LAW_RANGE",
+]
+
+LAW_RANGE = range(1, 94)          # the 1997 Laws of Duplicate Bridge: Laws 1-93
+
+# --------------------------------------------------------------------------- folding
+
+_TRAD = str.maketrans({
+    "條": "条", "規": "规", "則": "则", "參": "参", "閱": "阅", "見": "见",
+    "應": "应", "據": "据", "項": "项", "與": "与", "額": "额",
+})
+
+
+def fold(text: str) -> str:
+    """Fold fullwidth ASCII and the ideographic space to ASCII, and a few Traditional
+    characters used in citations to Simplified. One character in, one out: offsets into
+    the folded text are offsets into ``text``."""
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if 0xFF01 <= o <= 0xFF5E:
+            out.append(chr(o - 0xFEE0))
+        elif o == 0x3000:
+            out.append(" ")
+        else:
+            out.append(ch)
+    return "".join(out).translate(_TRAD)
+
+
+# --------------------------------------------------------------------------- data types
+
+@dataclass
+class Citation:
+    """A reference as found in the text, before resolution."""
+
+    text: str                        # the matched text, == source[span[0]:span[1]]
+    span: tuple[int, int]
+    law: int | None = None           # absolute citations only
+    clause: str | None = None        # "A".."H" (upper case)
+    item: int | None = None
+    sub: str | None = None           # "a".."h"
+    relative: str | None = None      # None | "this" (本条) | "above" (上述) | "below" (以下)
+    lost: bool = False               # digits/letters dropped in the source
+    range_end: str | None = None     # clause ranges: 上述A至E各款 -> clause "A", range_end "E"
+
+    @property
+    def compact(self) -> str:
+        """Compact citation without the law when relative: "45C4b", "B1a", "(a)"."""
+        return compact(self.law, self.clause, self.item, self.sub, self.range_end)
+
+
+@dataclass
+class Ref:
+    """A resolved reference: the value of a record's ``refs`` field."""
+
+    text: str
+    span: tuple[int, int]
+    target: str | None
+    status: str                      # "resolved" | "external" | "lost" | "unresolved"
+    coarser: bool = False            # target is an ancestor of what was cited
+    wanted: str | None = None        # the precise citation when coarser/unresolved/external
+    law: int | None = None           # the cited law number, when known
+    members: list[str] = field(default_factory=list)   # clause ranges: existing member ids
+
+    def to_json(self) -> dict[str, Any]:
+        """Dict for the record field ``refs``; optional fields only when set."""
+        out: dict[str, Any] = {
+            "text": self.text, "span": [self.span[0], self.span[1]],
+            "target": self.target, "status": self.status,
+        }
+        if self.coarser:
+            out["coarser"] = True
+        if self.wanted is not None:
+            out["wanted"] = self.wanted
+        if self.law is not None:
+            out["law"] = self.law
+        if self.members:
+            out["members"] = list(self.members)
+        return out
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> "Ref":
+        return cls(text=obj["text"], span=(obj["span"][0], obj["span"][1]),
+                   target=obj.get("target"), status=obj["status"],
+                   coarser=obj.get("coarser", False), wanted=obj.get("wanted"),
+                   law=obj.get("law"), members=list(obj.get("members", [])))
+
+
+def compact(law: int | None, clause: str | None = None, item: int | None = None,
+            sub: str | None = None, range_end: str | None = None) -> str:
+    """"45C4b"; a clause range "47A-E"; a bare sub-item "(a)"."""
+    s = "" if law is None else str(law)
+    if clause:
+        s += clause + (f"-{range_end}" if range_end else "")
+    if item is not None:
+        s += str(item)
+    if sub:
+        s += sub if (clause or item is not None) else f"({sub})"
+    return s
+
+
+def record_id(work: str, path: Sequence[str]) -> str:
+    """``record_id("cbr1999", ["45", "C", "4", "b"]) == "cbr1999:45C4b"``."""
+    return f"{work}:{''.join(path)}"
+
+
+# --------------------------------------------------------------------------- patterns
+
+_W = r"[ \t\r\n]*"                                   # whitespace between tokens (after fold)
+_NUM = r"\d(?:[ \t\r\n]*\d){0,2}"                     # law number, may be broken by a line wrap
+_SUB = rf"\({_W}(?P<sub>[a-h]){_W}\)"
+_UNIT = r"[\d张墩家台人个次副分位点线条%.]"           # a digit followed by these is a count
+_CL = rf"(?P<cl>[A-H](?![A-Za-z])|[a-h](?={_W}款))"
+
+# 第47条E款2(b) / 规则第90条 / 事16条C款2 / bare 45条E款 (bare: checked by context)
+_ABS = re.compile(
+    rf"(?P<pre>规则{_W})?(?P<di>第|事)?{_W}(?<!\d)(?P<law>{_NUM}){_W}条"
+    rf"(?:{_W}(?P<cl>[A-Ha-h]){_W}款"
+    rf"(?:{_W}(?P<item>\d{{1,2}})(?!{_W}{_UNIT})(?:{_W}{_SUB})?)?)?"
+    rf"(?:{_W}项)?")
+# 规则47E2(a) (the laws1997 style); not 本条规则
+_RULE = re.compile(
+    rf"(?<!本条)规则{_W}(?P<law>\d{{1,3}})(?!\d)"
+    rf"(?:(?P<cl>[A-H])(?![A-Za-z])"
+    rf"(?:(?P<item>\d{{1,2}})(?!\d)(?:{_W}{_SUB})?)?)?"
+    rf"(?:{_W}项)?")
+_REL_PREFIX = r"(?P<rel>本条规则的?|本条的?|上述的?|上面的?|前述的?|以上的?|下述的?|以下的?|下面的?)"
+# 本条B款1(a) / 本条规则E2(a)项 / 上面的B项 / 上述A至E各款 / 上述(a)
+_REL = re.compile(
+    rf"{_REL_PREFIX}{_W}(?:"
+    rf"(?P<rcl>[A-H])(?![A-Za-z]){_W}(?:至|到|~|-|–|—){_W}(?P<cl2>[A-H])(?![A-Za-z])(?:{_W}(?:各款|各项|款|项))?"
+    rf"|{_CL}(?:{_W}款)?(?:{_W}(?P<item>\d{{1,2}})(?!{_W}{_UNIT})(?:{_W}{_SUB})?)?(?:{_W}项)?"
+    rf"|\({_W}(?P<osub>[a-h]){_W}\)(?:{_W}项)?)")
+# damaged: 第条款 / 规则第条 / 第条() ; not the heading 第条：
+_LOST_ABS = re.compile(rf"(?:规则{_W})?第{_W}条(?:{_W}款)?(?:{_W}\({_W}\))?")
+# damaged, only after a citing verb: 参阅条款 / 参阅本条款 / 参阅本章款
+_LOST_BARE = re.compile(r"(?:本条|本章)款|条款")
+# damaged relative: 上述款 / 本条() / 以下()项
+_LOST_REL = re.compile(rf"(?:上述|下述|以下){_W}款|(?:上述|下述|以下|本条){_W}\({_W}\)(?:{_W}项)?")
+
+_VERBS = ("参阅", "参见", "参照", "见", "应用", "按照", "按", "依照", "依据", "依", "根据",
+          "适用", "违反", "符合")
+_SEP = re.compile(rf"{_W}(?:、|或者|或|以及|及|和|与){_W}")
+_CONT_LOST = re.compile(r"第?条款?")
+_CONT_LAW = re.compile(rf"(?P<di>第)?{_W}(?<!\d)(?P<law>{_NUM}){_W}条"
+                       rf"(?:{_W}(?P<cl>[A-Ha-h]){_W}款"
+                       rf"(?:{_W}(?P<item>\d{{1,2}})(?!{_W}{_UNIT})(?:{_W}{_SUB})?)?)?(?:{_W}项)?")
+_CONT_RULE = re.compile(rf"(?:规则{_W})?(?P<law>\d{{1,2}})(?!{_W}{_UNIT})(?![A-Za-z])")
+_CONT_CL = re.compile(
+    rf"{_CL}(?:{_W}款)?(?:{_W}(?P<item>\d{{1,2}})(?!{_W}{_UNIT})(?:{_W}{_SUB})?)?(?:{_W}项)?")
+_CONT_ITEM = re.compile(rf"(?P<item>\d{{1,2}})(?!{_W}{_UNIT})(?![A-Za-z])(?:{_W}{_SUB})?(?:{_W}项)?")
+_CONT_SUB = re.compile(rf"{_SUB}(?:{_W}项)?")
+
+def _digits(s: str) -> int:
+    return int(re.sub(r"\s+", "", s))
+
+
+def _rel_kind(prefix: str) -> str:
+    if prefix.startswith("本"):
+        return "this"
+    if prefix.startswith(("上", "前", "以上")):
+        return "above"
+    return "below"
+
+
+def _preceded_by_verb(t: str, start: int) -> bool:
+    head = t[max(0, start - 8):start].rstrip(" \t\r\n")
+    return head.endswith(_VERBS)
+
+
+def _looks_like_heading(t: str, m: re.Match[str]) -> bool:
+    """第41条打牌的开始 / 规则44 at the start of a short line: a heading, not a citation."""
+    if m.group("cl"):
+        return False
+    line_start = t.rfind("\n", 0, m.start()) + 1
+    if t[line_start:m.start()].strip():
+        return False
+    end = t.find("\n", m.end())
+    rest = t[m.end():] if end < 0 else t[m.end():end]
+    return len(rest) <= 30 and not re.search(r"[，。；,;()]", rest) and end >= 0
+
+
+def _cit(src: str, start: int, end: int, **kw: Any) -> Citation:
+    return Citation(text=src[start:end], span=(start, end), **kw)
+
+
+def _sub(m: re.Match[str]) -> str | None:
+    return m.groupdict().get("sub")
+
+
+def _item(m: re.Match[str]) -> int | None:
+    v = m.groupdict().get("item")
+    return int(v) if v else None
+
+
+def _primary(src: str, t: str) -> list[tuple[Citation, re.Match[str] | None]]:
+    found: list[tuple[Citation, re.Match[str] | None]] = []
+    for m in _ABS.finditer(t):
+        if not m.group("di") and not m.group("pre") and not _preceded_by_verb(t, m.start()):
+            continue
+        if m.group("di") == "第" and not m.group("pre") and _looks_like_heading(t, m):
+            continue
+        cl = m.group("cl")
+        found.append((_cit(src, m.start(), m.end(), law=_digits(m.group("law")),
+                           clause=cl.upper() if cl else None, item=_item(m), sub=_sub(m)), m))
+    for m in _RULE.finditer(t):
+        if _looks_like_heading(t, m):
+            continue                   # 规则44 打牌的进程和程序
+        found.append((_cit(src, m.start(), m.end(), law=int(m.group("law")),
+                           clause=m.group("cl"), item=_item(m), sub=_sub(m)), m))
+    for m in _REL.finditer(t):
+        kind = _rel_kind(m.group("rel"))
+        if m.group("rcl"):
+            c = _cit(src, m.start(), m.end(), clause=m.group("rcl"), range_end=m.group("cl2"),
+                     relative=kind)
+        elif m.group("osub"):
+            c = _cit(src, m.start(), m.end(), sub=m.group("osub"), relative=kind)
+        else:
+            c = _cit(src, m.start(), m.end(), clause=m.group("cl").upper(), item=_item(m),
+                     sub=_sub(m), relative=kind)
+        found.append((c, m))
+    for m in _LOST_ABS.finditer(t):
+        if t[m.end():m.end() + 3].lstrip(" \t\r\n")[:1] in (":", "："):
+            continue                   # the heading 第条：不足叫牌
+        found.append((_cit(src, m.start(), m.end(), lost=True), None))
+    for m in _LOST_REL.finditer(t):
+        found.append((_cit(src, m.start(), m.end(), lost=True), None))
+    for m in _LOST_BARE.finditer(t):
+        if _preceded_by_verb(t, m.start()) and m.group(0) != "款":
+            found.append((_cit(src, m.start(), m.end(), lost=True), None))
+    return found
+
+
+def _continuations(src: str, t: str, first: Citation, taken: list[tuple[int, int]]
+                   ) -> list[Citation]:
+    """Members after the first one in a list: 第70条、71条 / A款1、2 / C、D或E项 / (a)或(b)."""
+    out: list[Citation] = []
+    prev = first
+    rule_style = t.startswith("规则", first.span[0]) and "条" not in first.text
+    while True:
+        sep = _SEP.match(t, prev.span[1])
+        if not sep:
+            break
+        pos = sep.end()
+        if any(a <= pos < b for a, b in taken):
+            break                      # the next member is a citation in its own right
+        cit: Citation | None = None
+        if prev.lost:
+            m = _CONT_LOST.match(t, pos)
+            if m and "条" in m.group(0):
+                cit = _cit(src, pos, m.end(), lost=True)
+        elif prev.range_end:
+            break
+        else:
+            base = dict(law=prev.law, relative=prev.relative)
+            tries: list[str] = []
+            if prev.sub is not None:
+                tries.append("sub")
+            if prev.item is not None:
+                tries.append("item")
+            if prev.clause is not None:
+                tries.append("clause")
+            if prev.clause is None and prev.item is None and prev.sub is None:
+                tries.append("law")
+            for kind in tries:
+                if kind == "sub":
+                    m = _CONT_SUB.match(t, pos)
+                    if m:
+                        cit = _cit(src, pos, m.end(), clause=prev.clause, item=prev.item,
+                                   sub=m.group("sub"), **base)
+                elif kind == "item" and prev.clause is not None:
+                    m = _CONT_ITEM.match(t, pos)
+                    if m:
+                        cit = _cit(src, pos, m.end(), clause=prev.clause, item=_item(m),
+                                   sub=_sub(m), **base)
+                elif kind == "clause":
+                    m = _CONT_CL.match(t, pos)
+                    if m:
+                        cit = _cit(src, pos, m.end(), clause=m.group("cl").upper(),
+                                   item=_item(m), sub=_sub(m), **base)
+                elif kind == "law" and prev.relative is None:
+                    if rule_style:
+                        m = _CONT_RULE.match(t, pos)
+                        if m:
+                            cit = _cit(src, pos, m.end(), law=int(m.group("law")))
+                    else:
+                        m = _CONT_LAW.match(t, pos)
+                        if m:
+                            cl = m.group("cl")
+                            cit = _cit(src, pos, m.end(), law=_digits(m.group("law")),
+                                       clause=cl.upper() if cl else None, item=_item(m),
+                                       sub=_sub(m))
+                if cit:
+                    break
+        if cit is None or any(a < cit.span[1] and cit.span[0] < b for a, b in taken):
+            break
+        out.append(cit)
+        taken.append(cit.span)
+        prev = cit
+    return out
+
+
+def find_references(text: str) -> list[Citation]:
+    """Every law citation in a (Simplified) clause text, in text order, spans disjoint."""
+    t = fold(text)
+    cands = _primary(text, t)
+    # longest match first wins an overlap; then text order
+    chosen: list[Citation] = []
+    taken: list[tuple[int, int]] = []
+    for c, _m in sorted(cands, key=lambda cm: (cm[0].span[0] - cm[0].span[1], cm[0].span[0])):
+        if c.span[1] <= c.span[0]:
+            continue
+        if any(a < c.span[1] and c.span[0] < b for a, b in taken):
+            continue
+        chosen.append(c)
+        taken.append(c.span)
+    chosen.sort(key=lambda c: c.span)
+    result: list[Citation] = []
+    for c in chosen:
+        result.append(c)
+        result.extend(_continuations(text, t, c, taken))
+    result.sort(key=lambda c: c.span)
+    return result
+
+
+# --------------------------------------------------------------------------- resolve
+
+def _letters(a: str, b: str) -> list[str]:
+    return [chr(o) for o in range(ord(a), ord(b) + 1)]
+
+
+def resolve(cit: Citation, *, work: str, law: int | None = None,
+            path: Sequence[str] = (), exists: Callable[[str], bool],
+            external_laws: Iterable[int] = LAW_RANGE) -> Ref:
+    """Resolve ``cit`` found in the record ``work``/``law``/``path`` to a :class:`Ref`.
+
+    The most specific existing record wins; an existing ancestor is linked with
+    ``coarser=True``. Never guesses: lost digits give ``lost`` with no target.
+    """
+    def ref(status: str, target: str | None = None, **kw: Any) -> Ref:
+        return Ref(text=cit.text, span=cit.span, target=target, status=status, **kw)
+
+    if cit.lost:
+        return ref("lost")
+    if cit.relative:
+        if law is None:
+            return ref("unresolved", wanted=cit.compact)
+        lawno = law
+    else:
+        if cit.law is None:
+            return ref("unresolved", wanted=cit.compact)
+        lawno = cit.law
+    if lawno not in LAW_RANGE:
+        return ref("unresolved", wanted=cit.compact, law=lawno)
+
+    # a bare relative sub-item: 上述(a) = a sibling of the citing item
+    if cit.relative and cit.clause is None and cit.sub is not None:
+        p = list(path)
+        cands: list[list[str]] = []
+        if len(p) >= 3 and p[2].isdigit():
+            cands.append([str(lawno), p[1], p[2], cit.sub])
+            if cit.relative == "above" and len(p) == 3 and int(p[2]) > 1:
+                cands.append([str(lawno), p[1], str(int(p[2]) - 1), cit.sub])
+        for c in cands:
+            if exists(record_id(work, c)):
+                return ref("resolved", record_id(work, c), law=lawno)
+        wanted = "".join(cands[0]) if cands else cit.compact
+        return ref("unresolved", wanted=wanted, law=lawno)
+
+    # a clause range: the law, with the existing clauses as members
+    if cit.range_end:
+        wanted = compact(lawno, cit.clause, range_end=cit.range_end)
+        if cit.clause is None or cit.range_end < cit.clause:
+            return ref("unresolved", wanted=wanted, law=lawno)
+        members = [record_id(work, [str(lawno), c]) for c in _letters(cit.clause, cit.range_end)]
+        members = [m for m in members if exists(m)]
+        if exists(record_id(work, [str(lawno)])):
+            return ref("resolved", record_id(work, [str(lawno)]), coarser=True, wanted=wanted,
+                       law=lawno, members=members)
+        if lawno in set(external_laws):
+            return ref("external", wanted=wanted, law=lawno)
+        return ref("unresolved", wanted=wanted, law=lawno)
+
+    parts = [str(lawno)]
+    if cit.clause:
+        parts.append(cit.clause)
+        if cit.item is not None:
+            parts.append(str(cit.item))
+            if cit.sub:
+                parts.append(cit.sub)
+    wanted = "".join(parts)
+    for k in range(len(parts), 0, -1):
+        rid = record_id(work, parts[:k])
+        if exists(rid):
+            if k == len(parts):
+                return ref("resolved", rid, law=lawno)
+            return ref("resolved", rid, coarser=True, wanted=wanted, law=lawno)
+    if lawno in set(external_laws):
+        return ref("external", wanted=wanted, law=lawno)
+    return ref("unresolved", wanted=wanted, law=lawno)
+
+
+def resolve_all(text: str, *, work: str, law: int | None, path: Sequence[str],
+                exists: Callable[[str], bool],
+                external_laws: Iterable[int] = LAW_RANGE) -> list[Ref]:
+    """``find_references`` + ``resolve`` for one bridge record."""
+    ext = frozenset(external_laws)
+    return [resolve(c, work=work, law=law, path=path, exists=exists, external_laws=ext)
+            for c in find_references(text)]
+
+
+# --------------------------------------------------------------------------- annotate
+
+def annotate(text: str, refs: Iterable[Ref], href: Callable[[Ref], str | None], *,
+             style: str = "markdown") -> str:
+    """Wrap each resolved reference in a link; nothing else in ``text`` is escaped.
+
+    ``style="markdown"``: ``[第47条E款2](url)``; unresolved, lost and external stay plain.
+    ``style="html"``: ``<a class="xref" href="url">…</a>``; the others become
+    ``<span class="xref xref-lost">…</span>`` (``-external``, ``-unresolved``).
+    Overlapping or out-of-range spans are skipped (the earlier one wins).
+    """
+    if style not in ("markdown", "html"):
+        raise ValueError(f"unknown style {style!r}")
+    out: list[str] = []
+    pos = 0
+    for r in sorted(refs, key=lambda r: (r.span[0], r.span[1])):
+        a, b = r.span
+        if a < pos or b > len(text) or a >= b:
+            continue
+        url = href(r) if r.status == "resolved" and r.target else None
+        piece = text[a:b]
+        if url:
+            if style == "markdown":
+                piece = f"[{piece}]({url})"
+            else:
+                cls = "xref xref-coarser" if r.coarser else "xref"
+                piece = f'<a class="{cls}" href="{html.escape(url, quote=True)}">{piece}</a>'
+        elif style == "html":
+            piece = f'<span class="xref xref-{r.status}">{piece}</span>'
+        out.append(text[pos:a])
+        out.append(piece)
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def find_term_references(text: str, self_id: str | None, **kw: Any) -> list[Ref]:
+    """Mahjong references by name; see :func:`kb.xref_mahjong.find_term_references`."""
+    from kb.xref_mahjong import find_term_references as _find
+    return _find(text, self_id, **kw)

@@ -1,0 +1,56 @@
+"""Shared fixtures: the real corpus (built once) and damaged copies of the sources."""
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kb.sources import SOURCES_DIR
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def corpus():
+    from kb.pipeline import ingest
+    return ingest()
+
+
+@pytest.fixture(scope="session")
+def records(corpus):
+    return {r.id: r for r in corpus.records}
+
+
+class SourceCopy:
+    """A writable copy of kb/sources whose files can be damaged, manifest kept in step."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        shutil.copytree(SOURCES_DIR, folder)
+
+    def path(self, sigil: str) -> Path:
+        return next(self.folder.glob(f"{sigil}_*.txt"))
+
+    def write(self, sigil: str, data: bytes, update_hash: bool = True) -> Path:
+        path = self.path(sigil)
+        old = hashlib.sha256(path.read_bytes()).hexdigest()
+        path.write_bytes(data)
+        if update_hash:
+            self.set_manifest(old, hashlib.sha256(data).hexdigest())
+        return path
+
+    def set_manifest(self, old: str, new: str) -> None:
+        manifest = self.folder / "manifest.toml"
+        manifest.write_text(manifest.read_text(encoding="utf-8").replace(old, new), encoding="utf-8")
+
+    def edit_manifest(self, pattern: str, repl: str) -> None:
+        manifest = self.folder / "manifest.toml"
+        manifest.write_text(re.sub(pattern, repl, manifest.read_text(encoding="utf-8"), count=1), encoding="utf-8")
+
+
+@pytest.fixture
+def source_copy(tmp_path) -> SourceCopy:
+    return SourceCopy(tmp_path / "sources")
