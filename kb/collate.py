@@ -41,24 +41,26 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
         path = node.path if node else split_cite(cite)
         segs = sorted(segs, key=lambda s: PREFERENCE[work].index(s.sigil))
         base = segs[0]
-        text = to_hans(base.text)
+        text = tidy(to_hans(base.text))
         if base.sigil in LOST_DIGITS:
             text = mark_lost(text)
         notes = [n for s in segs for n in s.notes]
+        title = next((to_hans(s.title) for s in segs if s.title), "")
         for wrong, right, support, why in emend.pop(cite, []):
-            if wrong not in text:
+            if wrong not in text + title:
                 raise KbError(f"kb/data/emendations.tsv: {work} {cite}: '{wrong}' not in the text taken from {base.sigil}")
-            if support != "editor" and not any(s.sigil == support and right in to_hans(s.text) for s in segs):
+            if support != "editor" and not any(s.sigil == support and right in to_hans(s.title + s.text)
+                                               for s in segs):
                 raise KbError(f"kb/data/emendations.tsv: {work} {cite}: witness {support} does not read '{right}'")
-            text = text.replace(wrong, right)
+            text, title = text.replace(wrong, right), title.replace(wrong, right)
             notes.append({"kind": "emendation", "what": f"{wrong} → {right} ({why})",
                           "from": f"witness {support}" if support != "editor" else "editor"})
-        title = next((to_hans(s.title) for s in segs if s.title), "")
         if not title and node and node.titles:
             title = node.titles[0]
             notes.append({"kind": "recovery", "what": f"heading missing in witness {base.sigil}",
                           "from": "outline (kb/data/outline)"})
-        if node and node.level != "law" and not any(s.extra.get("marker") for s in segs):
+        if node and node.level != "law" and not any(re.search(r"[A-Za-z0-9]", s.extra.get("marker", ""))
+                                                    for s in segs):
             lost = ", ".join(s.sigil for s in segs)
             notes.append({"kind": "recovery",
                           "what": f"clause citation {citation_label(path)} inferred: witness {lost} lost the letter/number",
@@ -84,6 +86,11 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
     return records
 
 
+def tidy(text: str) -> str:
+    """Drop stray spaces the scrapes left inside Chinese text (第50 条, 4 （b）)."""
+    return re.sub(r"(?<=[\u4e00-\u9fff0-9A-Za-z（）()，。；：])[ \u3000]+(?=[\u4e00-\u9fff0-9（）()，。；：])", "", text)
+
+
 def mark_lost(text: str) -> str:
     """Show where witness 002 lost digits or letters in a reference (第条款 -> 第□条□款)."""
     text = re.sub(r"(?<=[第、阅用见照述和及或])(?=条)", LOST_MARK, text)
@@ -105,6 +112,8 @@ def variants(segs: list[Segment]) -> list[dict]:
         for op, i1, i2, j1, j2 in sm.get_opcodes():
             if op == "equal":
                 continue
+            if op == "delete" and j1 == len(b) and other.extra.get("truncated"):
+                continue        # the witness breaks off here: a loss, noted on the record, not a variant
             out.append({"witnesses": [base.sigil, other.sigil],
                         "readings": {base.sigil: a[i1:i2], other.sigil: b[j1:j2]},
                         "context": a[max(0, i1 - 6):i1] + "…" + a[i2:i2 + 6]})

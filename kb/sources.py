@@ -47,6 +47,8 @@ class Source:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
             line = data[: exc.start].count(b"\n") + 1
+            if exc.reason == "unexpected end of data":
+                raise KbError(f"{self.path}:{line}: the file ends inside a character (truncated?)") from None
             raise KbError(f"{self.path}:{line}: not UTF-8 (byte 0x{data[exc.start]:02x}); "
                           "is it Big5 or GB18030?") from None
         if "\x00" in text:

@@ -33,8 +33,8 @@ def test_empty_source(source_copy):
 
 
 def test_truncated_json_envelope(source_copy):
-    data = source_copy.path("000").read_bytes()
-    source_copy.write("000", data[: len(data) // 2])
+    text = source_copy.path("000").read_text(encoding="utf-8")
+    source_copy.write("000", text[: len(text) // 2].encode())
     with pytest.raises(KbError, match=r"000_\w+\.txt:\d+: broken JSON envelope"):
         ingest(source_copy.folder)
 
@@ -63,6 +63,14 @@ def test_unknown_format(source_copy):
         ingest(source_copy.folder)
 
 
+def test_truncated_inside_a_character(source_copy):
+    data = source_copy.path("003").read_bytes()
+    cut = data.index("规则41".encode()) + 1      # one byte into a three-byte character
+    source_copy.write("003", data[:cut])
+    with pytest.raises(KbError, match=r"003_\w+\.txt:\d+: the file ends inside a character"):
+        ingest(source_copy.folder)
+
+
 def test_missing_manifest_field(source_copy):
     source_copy.edit_manifest(r'sigil = "003"\n', "")
     with pytest.raises(KbError, match=r"manifest.toml: source #4: field 'sigil'"):
@@ -74,8 +82,8 @@ def test_cli_failure_keeps_previous_build(source_copy, tmp_path):
     ok = run_kb("--build-dir", str(build_dir), "build")
     assert ok.returncode == 0, ok.stderr
     before = (build_dir / "records.jsonl").read_bytes()
-    data = source_copy.path("000").read_bytes()
-    source_copy.write("000", data[:5000])
+    text = source_copy.path("000").read_text(encoding="utf-8")
+    source_copy.write("000", text[:3000].encode())
     bad = run_kb("--build-dir", str(build_dir), "build", env_extra={"KB_SOURCES_DIR": str(source_copy.folder)})
     assert_one_line_error(bad, "000_", "JSON envelope")
     assert (build_dir / "records.jsonl").read_bytes() == before

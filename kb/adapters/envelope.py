@@ -40,6 +40,7 @@ def adapt(source: Source, text: str) -> Adapted:
         out.blocks.append(Block(title, (1, _line_of(text, start) - 1), kind="doc-title"))
     paras = [p.strip() for p in re.split(r"\n+", content) if p.strip()]
     paras = _drop_repeated_stretch(paras, out, (line, line))
+    paras = _drop_repeated_titles(paras, out, (line, line))
     out.blocks.extend(Block(p, (line, line)) for p in paras)
     return out
 
@@ -78,6 +79,18 @@ def _drop_repeated_stretch(paras: list[str], out: Adapted, lines: tuple[int, int
                 f"{len(dropped)} paragraphs from '{dropped[0][:12]}' (law heading repeated); "
                 "every sentence stands elsewhere")
         paras = kept
+
+
+def _drop_repeated_titles(paras: list[str], out: Adapted, lines: tuple[int, int]) -> list[str]:
+    """A paragraph that only repeats the law heading just before it (第60條X / X) is debris."""
+    kept: list[str] = []
+    for p in paras:
+        prev = LAW_HEADING.match(kept[-1]) if kept else None
+        if prev and kept[-1][prev.end():].strip() == p.strip():
+            out.log("repeated law title removed", lines, p)
+            continue
+        kept.append(p)
+    return kept
 
 
 def _strip_marker(s: str) -> str:

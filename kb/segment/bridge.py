@@ -24,6 +24,7 @@ CN_DIGITS = "一二三四五六七八九十"
 HEADING = re.compile(rf"^第[{CN_DIGITS}]+(?:章|节|部分)")
 HEADING_INLINE = re.compile(rf"第[{CN_DIGITS}]+(?:章|节|部分)\s*.*?(?=第[{CN_DIGITS}]*(?:章|节|部分|条：))")
 MARKER = re.compile(r"(?:[A-H]\s*[．.、]|(?:\d{1,2}|l)\s*[．.、]|[（(]\s*[a-cA-C]?\s*[）)]|．|(?<![A-Za-z0-9])\.)\s*")
+GLUED_NUMBER = re.compile(r"\d{1,2}(?=[\u4e00-\u9fff])")
 STRUCTURAL = re.compile(r"^(?:[A-H]\s*[．.、]|\d{1,2}\s*[．.、]|[（(][a-cA-C][）)])")
 LAW_NUMBER = {  # per format: a law heading with its number
     "json-envelope": re.compile(r"第\s*(\d+)\s*条"),
@@ -85,6 +86,10 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
     fmt = src.format
     marker_only = fmt != "json-envelope"
     markers = {m.end(): m.start() for m in MARKER.finditer(hans) if m.group(0).strip()}
+    for start in stream.starts:     # a digit glued to its heading at a paragraph start (004 "２指定了…")
+        glued = GLUED_NUMBER.match(hans, start)
+        if glued:
+            markers[glued.end()] = start
     boundaries = sorted(set(stream.starts) | set(markers))
     laws = [n for n in outline if n.level == "law"]
     law_pos = _find_laws(stream, laws, fmt, src)
@@ -92,6 +97,7 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
     if not covered:
         raise KbError(f"{src.path}: no law heading found")
     lo, hi = covered[0], covered[-1]
+    lo = _extend_down(hans, outline, lo, law_pos[lo][0], boundaries)
     notes: dict[str, list[dict]] = {}
     found: list[tuple[Node, int, int, int, str]] = []   # node, start, title_start, title_end, marker
     cursor = 0
@@ -142,12 +148,21 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
         _check_unclaimed(body_hans, tend, stream, src, node, marker_only)
         text = _clean(body_raw)
         title = _clean(stream.raw[tstart:tend]) if tend > tstart else ""
+        seg_notes = list(notes.get(node.cite, []))
+        if title and to_hans(text).startswith(to_hans(title)) and node.level != "law":
+            text = _clean(text[len(title):])
+            seg_notes.append({"kind": "repair", "what": f"witness {src.sigil} repeats the heading at the start of "
+                                                        "the text; the repetition is dropped", "from": src.file})
         if node.level == "law":
             title = re.sub(r"^(?:第\s*\S{0,3}\s*[條条]\s*[：:]?|规则\s*\d+)\s*", "", title)
         first, last = stream.line_range(start, max(start + 1, end))
         seg = Segment(work, node.cite, src.sigil, src.file, title, text, (first, last),
-                      notes=notes.get(node.cite, []), extra={"marker": marker.strip()})
+                      notes=seg_notes, extra={"marker": marker.strip()})
         segments.append(seg)
+    if segments and fmt == "pinyin-glued" and not re.search(r"[。；）)]$", segments[-1].text):
+        segments[-1].extra["truncated"] = True
+        segments[-1].notes.append({"kind": "loss", "what": f"witness {src.sigil} breaks off in this clause",
+                                   "from": src.file})
     _attach_footnotes(adapted, stream, resolved, segments)
     if fmt == "pinyin-glued" and law_pos and min(law_pos.values())[0] > 0:
         head = _clean(stream.raw[: min(v[0] for v in law_pos.values())])
@@ -159,6 +174,19 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
                                                "from": "position before the first law heading"}],
                                        extra={"marker": "", "fragment": True}))
     return segments
+
+
+def _extend_down(hans: str, outline: list[Node], lo: int, first: int, boundaries: list[int]) -> int:
+    """Laws before the first law heading found, recognised by their clause headings (003 has no 规则41)."""
+    law = lo
+    while True:
+        earlier = [n for n in outline if n.law == law - 1 and n.level != "law" and n.titles]
+        hits = [b for n in earlier for b in boundaries if b < first
+                for t in n.titles if hans.startswith(t.lstrip("~"), b)]
+        if not earlier or not hits:
+            return law
+        law -= 1
+        first = min(hits)
 
 
 def _find_laws(stream: Stream, laws: list[Node], fmt: str, src) -> dict[int, tuple]:
@@ -228,7 +256,7 @@ def _between(found: dict[int, tuple], law: int, pos: int) -> bool:
 def _title_after(hans: str, at: int, node: Node) -> int | None:
     while at < len(hans) and hans[at] in " \u3000：:":
         at += 1
-    for title in node.titles:
+    for title in (t.lstrip("~") for t in node.titles):
         if hans.startswith(title, at):
             return at + len(title)
     return None if node.titles else at
@@ -247,17 +275,17 @@ def _find_title(hans: str, node: Node, boundaries: list[int], markers: dict[int,
                 start = markers.get(b, b)
                 return start, b, b, hans[start:b]
         return None
-    starts_set = set(starts)
+    inline = [t[1:] for t in node.titles if t.startswith("~")]
+    for title in inline:            # a heading the outline marks as standing mid-paragraph
+        at = hans.find(title, cursor, limit)
+        if at >= 0:
+            return at, at, at + len(title), ""
     for b in boundaries[i:]:
         if b >= limit:
             return None
         for title in node.titles:
             if hans.startswith(title, b):
                 start = markers.get(b, b)
-                if marker_only and b not in markers and b in starts_set and node.level != "law":
-                    # A paragraph that starts with the title but carries no marker (004 "２指定了…"
-                    # keeps its digit glued to the title; 003 titles stand on their own line).
-                    pass
                 return start, b, b + len(title), hans[start:b] if b in markers else ""
     return None
 
@@ -275,7 +303,7 @@ def _check_unclaimed(body: str, offset: int, stream: Stream, src, node: Node, ma
 
 
 def _clean(text: str) -> str:
-    text = re.sub(r"\s*\n\s*", "", text).strip()
+    text = re.sub(r"\s*\n\s*", "", text).strip().lstrip("，。、")
     text = re.sub(r"^(?:[A-H]\s*[．.、]|(?:\d{1,2}|l)\s*[．.、]|[（(]\s*[a-cA-C]?\s*[）)]|．|\.)\s*", "", text)
     return re.sub(r"\s*(?:[A-H]|\d{1,2}|l)?\s*[．.、]?\s*$", "", text) if re.search(r"(?:[A-H]|\d)\s*[．.、]\s*$", text) else text
 
