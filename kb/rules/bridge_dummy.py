@@ -84,12 +84,13 @@ def parse_call(call: Any) -> _Call:
     raise KbError(f"call: 无法识别的打牌指示 {call!r}")
 
 
-def designate(call: Any, dummy_cards: Any, led_suit: Any = None, dummy_plays_fourth: Any = False,
+def designate(call: Any, dummy_cards: Any, led_suit: Any = None, dummy_plays_fourth: Any = None,
               current_trick_cards: Any = None, trump: Any = None,
               previous_trick_winning_suit: Any = None) -> Designation:
     """The card of dummy meant by ``call`` under 46B (46B1 大/小, 46B2 suit only, 46B3 rank only,
     46B4 card not held, 46B5 随便). ``current_trick_cards`` are the cards already played to the
-    trick, lead first; ``previous_trick_winning_suit`` is the suit in which dummy won the last trick."""
+    trick, lead first (``dummy_plays_fourth`` defaults to "three cards given");
+    ``previous_trick_winning_suit`` is the suit in which dummy won the last trick."""
     dummy = parse_cards(dummy_cards, "dummy_cards", min_len=1)
     trick = parse_cards([] if current_trick_cards is None else current_trick_cards,
                         "current_trick_cards", max_len=3)
@@ -99,11 +100,14 @@ def designate(call: Any, dummy_cards: Any, led_suit: Any = None, dummy_plays_fou
         if led is not None and led != trick[0].suit:
             raise KbError(f"led_suit: 与本墩首张 {trick[0].label} 的花色不一致")
         led = trick[0].suit
-    fourth = parse_bool(dummy_plays_fourth, "dummy_plays_fourth")
-    if fourth and len(trick) != 3:
-        raise KbError(f"current_trick_cards: 明手第4家出牌时应给出本墩已打出的3张牌，收到 {len(trick)} 张")
-    if current_trick_cards is not None and len(trick) == 3:
-        fourth = True
+    if dummy_plays_fourth is None:
+        fourth = len(trick) == 3
+    else:
+        fourth = parse_bool(dummy_plays_fourth, "dummy_plays_fourth")
+        if fourth and len(trick) != 3:
+            raise KbError(f"current_trick_cards: 明手第4家出牌时应给出本墩已打出的3张牌，收到 {len(trick)} 张")
+        if not fourth and len(trick) == 3:
+            raise KbError("dummy_plays_fourth: 本墩已打出3张牌，明手是第4家，不能为 false")
     if fourth and led is None:
         raise KbError("led_suit: 明手第4家出牌时必须有引牌花色")
     strain = parse_strain(trump, "trump")

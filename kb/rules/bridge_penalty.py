@@ -96,6 +96,8 @@ def penalty_card_obligations(penalty_cards: Any, turn: Any, inadvertent: Any = N
     elif given_kind is not None:
         if given_kind == "minor" and pcs[0].honour:
             raise KbError(f"kind: {pcs[0].label} 是大牌，不能是轻罚张（50B）")
+        if inadvertent is not None and _kind(pcs[0], parse_bool(inadvertent, "inadvertent"), 1)[0] != given_kind:
+            raise KbError(f"kind: 与 inadvertent={str(inadvertent).lower()} 按50B得出的种类不一致")
         the_kind = given_kind
     elif inadvertent is None:
         raise KbError("inadvertent: 只有一张罚张时须给出 inadvertent 或 kind，以区分轻罚张与重罚张（50B）")
@@ -209,7 +211,8 @@ def _partner_lead(pcs: list[Card], kind: str, hand: list[Card] | None, option: A
                 legal = list(hand)
     else:
         clauses.append(forbid_c)
-        text = (f"庄家禁止同伴引出{_names(chosen)}（{forbid_c}），在他保持引牌权时此禁止一直有效（50D2a）；"
+        lasts = "" if forbid_c == "50D2a" else "（50D2a）"
+        text = (f"庄家禁止同伴引出{_names(chosen)}（{forbid_c}），在他保持引牌权时此禁止一直有效{lasts}；"
                 f"{labels(sort_cards(withdrawn))}")
         text += ("不再成为罚张，应收回。" if single else
                  "可由违规者收回，违规者对该墩可打出任何合法牌张。")
@@ -219,7 +222,7 @@ def _partner_lead(pcs: list[Card], kind: str, hand: list[Card] | None, option: A
         if hand is not None:
             legal = [c for c in hand if c.suit not in chosen]
             if not legal:
-                text += f"同伴只有被禁止的花色，无法履行，可打出任何合法牌张（59）。"
+                text += "同伴只有被禁止的花色，无法履行，可打出任何合法牌张（59）。"
                 clauses.append("59")
                 legal = list(hand)
     if remaining:

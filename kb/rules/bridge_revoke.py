@@ -10,7 +10,7 @@ from kb.rules.bridge_cards import (
     parse_int, parse_seat, parse_suit, partner, side,
 )
 
-IS_REVOKE_CLAUSES = cids("61A", "44C")
+IS_REVOKE_CLAUSES = cids("61A", "44A", "44C", "44D")
 REVOKE_ESTABLISHED_CLAUSES = cids("61B", "62A", "62B1", "62B2", "62C1", "62D1", "62D2", "63A", "63A1", "63A2",
                                   "63A3", "63B", "63C", "64B6")
 REVOKE_ADJUSTMENT_CLAUSES = cids("64A1", "64A2", "64B1", "64B2", "64B3", "64B4", "64B5", "64B6", "64C")
@@ -215,12 +215,11 @@ def revoke_adjustment(revoke_trick: Any, revoke_trick_winner: Any, offender: Any
     if winner == off:
         rule = "64A1"
         count = 1 + (1 if later else 0)
-        text = (f"{who}赢得藏牌墩（第{trick}墩），打牌结束后将藏牌墩"
-                + ("及违规方在藏牌以后的一个赢墩" if later else "（违规方在藏牌以后没有赢墩）")
-                + f"一并转给{SIDE_NAMES[other]}，共{count}墩（64A1）。")
+        moved = "藏牌墩及违规方在藏牌以后的一个赢墩一并" if later else "藏牌墩（违规方在藏牌以后没有赢墩）"
+        text = f"{who}赢得藏牌墩（第{trick}墩），打牌结束后将{moved}转给{SIDE_NAMES[other]}，共{count}墩（64A1）。"
     else:
         rule = "64A2"
-        won = "违规方赢得了藏牌墩" if side_won_revoke else "违规方在藏牌以后赢得了牌墩"
+        won = f"其同伴{SEAT_NAMES[winner]}赢得了藏牌墩" if side_won_revoke else "违规方在藏牌以后赢得了牌墩"
         count = 1 + (1 if with_legal else 0)
         text = f"{who}未赢得藏牌墩，{won}，打牌结束后转一墩给{SIDE_NAMES[other]}（64A2）"
         if with_legal:

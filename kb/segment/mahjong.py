@@ -21,7 +21,7 @@ ITEM_TITLE = re.compile(r"^(?P<title>[^:：,，.。;；()（）]{1,10})\s*[:：]
 
 def segment(adapted: Adapted, work: str) -> list[Segment]:
     src = adapted.source
-    slugs = {title: (slug, short) for title, slug, short in read_tsv("mahjong/sections.tsv", 3)}
+    slugs = {title: (slug, short) for title, slug, short, _page in read_tsv("mahjong/sections.tsv", 4)}
     segments: list[Segment] = []
     section: tuple[str, str] | None = None
     stack: list[int] = []           # numbering at each nesting level

@@ -1,0 +1,1 @@
+"""Stage: the static site (mkdocs-material), generated from the records only."""

@@ -1,0 +1,83 @@
+"""Where each record lives on the site: page (docs-relative .md path) and anchor.
+
+Bridge records: one page per law and work (cbr1999/law-45.md), anchor = the compact
+citation (#45C4b), which is the clause's permalink. Laws held by both translations
+also get a side-by-side page (compare/law-45.md). Mahjong records: grouped on a
+few pages by kb/data/mahjong/sections.tsv, anchor = the id's local part with
+dots as hyphens (#patterns-13).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from kb.adapters.curated import read_tsv
+from kb.records import Record
+
+WORK_TITLES = {
+    "cbr1999": ("中国桥牌竞赛规则（1999）", "中國橋牌競賽規則（1999）"),
+    "laws1997": ("1997 年桥牌规则（另一中译本）", "1997 年橋牌規則（另一中譯本）"),
+    "twmj16": ("台湾十六张麻将竞赛规则", "台灣十六張麻將競賽規則"),
+}
+MAHJONG_PAGES = {
+    "patterns": ("计台名堂与台数", "計台名堂與台數"),
+    "terms": ("基本名称与胡牌", "基本名稱與胡牌"),
+    "procedure": ("行牌程序", "行牌程序"),
+    "penalties": ("违规与罚则", "違規與罰則"),
+}
+
+
+@dataclass(frozen=True)
+class Place:
+    page: str       # docs-relative path, e.g. "cbr1999/law-45.md"
+    anchor: str     # e.g. "45C4b"
+
+
+def anchor_of(rec: Record) -> str:
+    local = rec.id.split(":", 1)[1]
+    return local.replace(".", "-")
+
+
+class Layout:
+    """The site's pages and the one canonical place of every record."""
+
+    def __init__(self, records: list[Record]):
+        self.records = records
+        self.by_id = {r.id: r for r in records}
+        section_page = {slug: page for _t, slug, _s, page in read_tsv("mahjong/sections.tsv", 4)}
+        self.pages: dict[str, list[Record]] = defaultdict(list)
+        self.place: dict[str, Place] = {}
+        for rec in records:
+            if rec.work == "twmj16":
+                page = f"twmj16/{section_page[rec.path[0]]}.md"
+            else:
+                page = f"{rec.work}/law-{rec.law}.md"
+            self.pages[page].append(rec)
+            self.place[rec.id] = Place(page, anchor_of(rec))
+        laws = defaultdict(set)
+        for rec in records:
+            if rec.law is not None and rec.level == "law":
+                laws[rec.law].add(rec.work)
+        self.compared = sorted(law for law, works in laws.items() if {"cbr1999", "laws1997"} <= works)
+
+    def laws(self, work: str) -> list[Record]:
+        return [r for r in self.records if r.work == work and r.level == "law"]
+
+    def href(self, from_page: str, target_id: str) -> str | None:
+        """A docs-relative link from one page to a record, or None if there is no such record."""
+        place = self.place.get(target_id)
+        if place is None:
+            return None
+        if place.page == from_page:
+            return f"#{place.anchor}"
+        return f"{relative(from_page, place.page)}#{place.anchor}"
+
+
+def relative(from_page: str, to_page: str) -> str:
+    """Relative path between two docs pages (both docs-relative .md paths)."""
+    src = from_page.split("/")[:-1]
+    dst = to_page.split("/")
+    common = 0
+    while common < len(src) and common < len(dst) - 1 and src[common] == dst[common]:
+        common += 1
+    return "/".join([".."] * (len(src) - common) + dst[common:])

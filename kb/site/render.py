@@ -1,0 +1,197 @@
+"""Markdown for the site's pages, in either script, from the records."""
+from __future__ import annotations
+
+import html
+import re
+from typing import Callable
+
+from kb.normalise import to_hant
+from kb.records import Record
+from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, relative
+
+HEADING_LEVEL = {"law": 1, "section": 2, "clause": 2, "item": 3, "subitem": 4}
+MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
+
+# Worked examples: clause id -> markdown blocks (Simplified), filled in by the rules stage.
+Examples = dict[str, list[str]]
+
+
+class Renderer:
+    def __init__(self, layout: Layout, script: str, examples: Examples | None = None):
+        self.layout = layout
+        self.script = script
+        self.examples = examples or {}
+
+    # -- script ----------------------------------------------------------------------------
+    def t(self, simplified: str) -> str:
+        """UI text, written in Simplified, in this edition's script."""
+        return simplified if self.script == "hans" else to_hant(simplified)
+
+    def field(self, rec: Record, name: str) -> str:
+        return getattr(rec, f"{name}_{self.script}")
+
+    # -- pieces ----------------------------------------------------------------------------
+    def switch(self, page: str) -> str:
+        """A link to the same page in the other edition (kb.js carries the #anchor along)."""
+        other = "hant" if self.script == "hans" else "hans"
+        label = "繁體" if other == "hant" else "简体"
+        url = page[:-3] + "/" if not page.endswith("index.md") else page[: -len("index.md")]
+        depth = url.count("/")
+        href = "../" * (depth + 1) + f"{other}/{url}"
+        return f'<div class="kb-switch" markdown="0"><a class="kb-switch-link" href="{href}">{label}</a></div>\n'
+
+    def text_with_refs(self, rec: Record, page: str) -> str:
+        text = self.field(rec, "text")
+        out, pos = [], 0
+        for ref in sorted(rec.refs, key=lambda r: r["span"][0]):
+            a, b = ref["span"]
+            if a < pos:
+                continue
+            out.append(escape(text[pos:a]))
+            piece = escape(text[a:b])
+            target = ref.get("target")
+            href = self.layout.href(page, target) if target and ref["status"] == "resolved" else None
+            if href:
+                title = self.layout.by_id[target].citation
+                out.append(f'[{piece}]({href} "{html.escape(target)} {html.escape(title)}")')
+            else:
+                why = {"external": self.t("本库未收此条"), "lost": self.t("原文数字已佚，无法确定所指"),
+                       "unresolved": self.t("无法解析")}.get(ref["status"], ref["status"])
+                out.append(f'<span class="kb-ref kb-{ref["status"]}" title="{why}">{piece}</span>')
+            pos = b
+        out.append(escape(text[pos:]))
+        return "".join(out)
+
+    def heading(self, rec: Record, level: int | None = None) -> str:
+        level = level or HEADING_LEVEL.get(rec.level, 2)
+        title = escape(self.field(rec, "title"))
+        if rec.work == "twmj16":
+            label = title or escape(self.t(rec.citation))
+            if rec.level != "section" and title:
+                label = f"{rec.path[-1]}. {title}" if len(rec.path) == 2 else f"{'.'.join(rec.path[1:])} {title}"
+            elif rec.level != "section":
+                label = ".".join(rec.path[1:])
+        elif rec.level == "law":
+            label = (f"第{rec.law}条" if rec.work == "cbr1999" else f"规则{rec.law}") + f" {title}"
+            label = self.t(label)
+        else:
+            label = f"{rec.citation} {title}".strip()
+        tai = f' <span class="kb-tai">{rec.tai}{self.t("台")}</span>' if rec.tai else ""
+        return f"{'#' * level} {label}{tai} {{ #{self.layout.place[rec.id].anchor} }}\n"
+
+    def meta(self, rec: Record, page: str) -> str:
+        lines = []
+        if rec.cited_by:
+            links = []
+            for cid in rec.cited_by:
+                src = self.layout.by_id.get(cid)
+                href = self.layout.href(page, cid)
+                if src and href:
+                    links.append(f"[{escape(self.t(src.citation))}]({href})")
+            if links:
+                lines.append(f'<p class="kb-cited-by" markdown="1">{self.t("被引用")}：{" · ".join(links)}</p>\n')
+        for f in rec.footnotes:
+            lines.append(f'<p class="kb-footnote" markdown="1">{self.t("脚注")} [{f["n"]}]：'
+                         f'{escape(f["text_" + self.script])}</p>\n')
+        details = []
+        for w in rec.witnesses:
+            span = f"{w.lines[0]}" if w.lines[0] == w.lines[1] else f"{w.lines[0]}–{w.lines[1]}"
+            details.append(f"- {self.t('出处')}：`{w.source}` {self.t('第')} {span} {self.t('行')}")
+        for v in rec.variants:
+            readings = " ｜ ".join(f"{sigil}：{escape(t) or '∅'}" for sigil, t in v["readings"].items())
+            details.append(f"- {self.t('异文')}：{readings}（{escape(v['context'])}）")
+        for n in rec.notes:
+            details.append(f"- {self.t('注')}：{escape(n['what'])}（{self.t('据')} {escape(n['from'])}）")
+        if details:
+            lines.append(f'??? note "{self.t("出处与校勘")}"\n' + "".join(f"    {d}\n" for d in details))
+        return "\n".join(lines)
+
+    def record_block(self, rec: Record, page: str, level: int | None = None) -> str:
+        parts = [self.heading(rec, level)]
+        body = self.text_with_refs(rec, page)
+        if body:
+            parts.append(body + "\n")
+        meta = self.meta(rec, page)
+        if meta:
+            parts.append(meta)
+        for block in self.examples.get(rec.id, []):
+            parts.append(self.t(block))
+        return "\n".join(parts) + "\n"
+
+    # -- pages -----------------------------------------------------------------------------
+    def law_page(self, page: str, records: list[Record]) -> str:
+        law = records[0]
+        head = "".join(f'<p class="kb-heading">{escape(self.t(h))}</p>\n' for h in law.heading)
+        out = [self.switch(page), head]
+        if law.law in self.layout.compared:
+            out.append(f'[{self.t("与另一译本对照")}]({relative(page, f"compare/law-{law.law}.md")})\n')
+        out += [self.record_block(r, page) for r in records]
+        return "\n".join(out)
+
+    def work_index(self, work: str) -> str:
+        page = f"{work}/index.md"
+        out = [self.switch(page), f"# {self.t(WORK_TITLES[work][0])}\n"]
+        for law in self.layout.laws(work):
+            for h in law.heading:
+                out.append(f"\n## {escape(self.t(h))}\n")
+            name = (f"第{law.law}条" if work == "cbr1999" else f"规则{law.law}")
+            frag = self.t("（残篇）") if any(n["kind"] == "fragment" for n in law.notes) else ""
+            out.append(f"- [{self.t(name)} {escape(self.field(law, 'title'))}{frag}](law-{law.law}.md)")
+        return "\n".join(out) + "\n"
+
+    def compare_page(self, law: int) -> str:
+        page = f"compare/law-{law}.md"
+        recs = {w: [r for r in self.layout.records if r.work == w and r.law == law] for w in ("cbr1999", "laws1997")}
+        locals_ = []
+        for w in ("cbr1999", "laws1997"):
+            for r in recs[w]:
+                local = r.id.split(":", 1)[1]
+                if local not in locals_:
+                    locals_.append(local)
+        title = recs["cbr1999"][0]
+        out = [self.switch(page), f"# {self.t(f'第{law}条对照')}：{escape(self.field(title, 'title'))} {{ #{law} }}\n"]
+        for local in locals_:
+            level = 1 + len(re.findall(r"[A-Z]|\d+|[a-z]", local)) - 1
+            cite = next(r.citation for w in recs for r in recs[w] if r.id.endswith(":" + local))
+            out.append(f"{'#' * min(4, max(2, level + 1))} {cite} {{ #{local} }}\n")
+            for w in ("cbr1999", "laws1997"):
+                rec = next((r for r in recs[w] if r.id.endswith(":" + local)), None)
+                out.append(f'=== "{self.t(WORK_TITLES[w][0])}"\n')
+                if rec is None:
+                    out.append(f"    {self.t('此译本无此款')}\n")
+                    continue
+                href = self.layout.href(page, rec.id)
+                title_txt = escape(self.field(rec, "title"))
+                body = self.text_with_refs(rec, page) or ""
+                out.append(f"    **[{rec.citation}]({href})** {title_txt}\n")
+                if body:
+                    out.append(f"    {body}\n")
+        return "\n".join(out)
+
+    def mahjong_index(self) -> str:
+        page = "twmj16/index.md"
+        out = [self.switch(page), f"# {self.t(WORK_TITLES['twmj16'][0])}\n",
+               f"## {self.t('计台名堂一览')} {{ #patterns-table }}\n",
+               f"| {self.t('编号')} | {self.t('名堂')} | {self.t('台数')} | {self.t('条文')} |",
+               "| ---: | --- | ---: | --- |"]
+        for rec in self.layout.records:
+            if rec.work == "twmj16" and rec.path[0] == "patterns" and len(rec.path) == 2:
+                href = self.layout.href(page, rec.id)
+                out.append(f"| {rec.path[1]} | {escape(self.field(rec, 'title'))} | {rec.tai or '—'} "
+                           f"| [{escape(self.t(rec.citation))}]({href}) |")
+        out.append("")
+        for key, (hans, hant) in MAHJONG_PAGES.items():
+            out.append(f"- [{hans if self.script == 'hans' else hant}]({key}.md)")
+        return "\n".join(out) + "\n"
+
+    def mahjong_page(self, page: str, records: list[Record]) -> str:
+        key = page.split("/")[-1][:-3]
+        title = MAHJONG_PAGES[key][0 if self.script == "hans" else 1]
+        out = [self.switch(page), f"# {title}\n"]
+        out += [self.record_block(r, page) for r in records]
+        return "\n".join(out)
+
+
+def escape(text: str) -> str:
+    """Plain text for Markdown: special characters escaped, nothing else touched."""
+    return MD_SPECIAL.sub(r"\\\1", text)
