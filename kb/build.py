@@ -1,8 +1,8 @@
-"""Build the records (and, as later stages land, the index and the site) atomically.
+"""Build the records, the search index and the site, atomically.
 
 Everything is written into a fresh temporary directory next to the target and
-swapped in only when every stage has succeeded: a failed build leaves the
-previous one intact.
+swapped in only when every stage (and the link check of the built site) has
+succeeded: a failed build leaves the previous one intact.
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from kb.errors import KbError
 from kb.pipeline import ingest
 from kb.records import Record, read_jsonl, write_jsonl
 from kb.sources import sources_dir
@@ -25,33 +26,64 @@ def default_build_dir() -> Path:
     return Path(os.environ.get("KB_BUILD_DIR", "build")).resolve()
 
 
+def site_dir(out: Path) -> Path:
+    """The built site lives beside the build directory: build/ -> site/."""
+    return out.parent / "site"
+
+
 def fingerprint() -> str:
-    """Hash of everything the build depends on: code, curated data and sources."""
+    """Hash of everything the build depends on: code, curated data, sources, site sources."""
     h = hashlib.sha256()
-    for root in (PACKAGE, sources_dir()):
-        for path in sorted(root.rglob("*")):
+    roots = [PACKAGE, sources_dir(), PACKAGE.parent / "docs"]
+    for root in roots:
+        for path in sorted(root.rglob("*")) if root.is_dir() else []:
             if path.is_file() and "__pycache__" not in path.parts:
                 h.update(str(path).encode())
                 h.update(path.read_bytes())
+    mk = PACKAGE.parent / "mkdocs.yml"
+    if mk.is_file():
+        h.update(mk.read_bytes())
     return h.hexdigest()
 
 
-def build(out: Path | None = None) -> Path:
+def build(out: Path | None = None, *, with_site: bool = True) -> Path:
     out = out or default_build_dir()
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         corpus = ingest()
-        write_jsonl(corpus.records, tmp / "records.jsonl")
+        records = corpus.records
+        from kb.link import link_records
+        link_records(records)
+        write_jsonl(records, tmp / "records.jsonl")
         (tmp / "stats.json").write_text(json.dumps(corpus_stats(corpus), ensure_ascii=False, indent=1),
                                         encoding="utf-8")
-        (tmp / "meta.json").write_text(json.dumps({"fingerprint": fingerprint(),
-                                                   "records": len(corpus.records)}), encoding="utf-8")
+        _build_index(tmp)
+        if with_site:
+            from kb.site.build import build_site
+            from kb.site.linkcheck import check_site
+            from kb.worked import site_examples
+            site = build_site(records, tmp, site_examples(records))
+            broken = check_site(site)
+            if broken:
+                raise KbError(f"the built site has {len(broken)} broken links; first: {broken[0]}")
+        (tmp / "meta.json").write_text(json.dumps({"fingerprint": fingerprint(), "records": len(records),
+                                                   "site": with_site}), encoding="utf-8")
+        if with_site:
+            _swap(tmp / "site", site_dir(out))
         _swap(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out
+
+
+def _build_index(tmp: Path) -> None:
+    try:
+        from kb.search.index import build_index
+    except ImportError:          # the search stage is optional until it lands
+        return
+    build_index(tmp / "records.jsonl", tmp / "index")
 
 
 def _swap(tmp: Path, out: Path) -> None:
@@ -62,19 +94,26 @@ def _swap(tmp: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def is_fresh(out: Path) -> bool:
+def meta(out: Path) -> dict:
     try:
-        meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
+        return json.loads((out / "meta.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return False
-    return meta.get("fingerprint") == fingerprint() and (out / "records.jsonl").is_file()
+        return {}
 
 
-def ensure_built(out: Path | None = None) -> Path:
+def is_fresh(out: Path, *, need_site: bool = False) -> bool:
+    m = meta(out)
+    fresh = m.get("fingerprint") == fingerprint() and (out / "records.jsonl").is_file()
+    if need_site:
+        fresh = fresh and m.get("site") and (site_dir(out) / "hans" / "index.html").is_file()
+    return bool(fresh)
+
+
+def ensure_built(out: Path | None = None, *, need_site: bool = False) -> Path:
     """The build directory, rebuilt first if missing or stale."""
     out = out or default_build_dir()
-    if not is_fresh(out):
-        build(out)
+    if not is_fresh(out, need_site=need_site):
+        build(out, with_site=need_site)
     return out
 
 

@@ -22,15 +22,58 @@ def _parser() -> argparse.ArgumentParser:
     sh.add_argument("--json", action="store_true")
     st = sub.add_parser("stats", help="counts per work and witness; every repair, recovery and variant")
     st.add_argument("--json", action="store_true")
+    ck = sub.add_parser("check", help="every reference by status; fail on unresolved ones and broken site links")
+    ck.add_argument("--json", action="store_true")
+    for name, text in DELEGATED.items():
+        sub.add_parser(name, help=text, add_help=False)
     return p
 
 
+DELEGATED = {
+    "search": "search the rules: kb search QUERY | --json QUERY | --json - (one query per line)",
+    "mahjong": "mahjong 台 scoring: kb mahjong score FILE|- [--json]",
+    "bridge": "bridge rulings: kb bridge trick|revoke|penalty-card|designate FILE|- [--json]",
+    "serve": "serve the site and the search API: kb serve [--host 127.0.0.1] [--port N]",
+}
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    rest = argv
+    build_dir = None
+    if rest[:1] == ["--build-dir"] and len(rest) > 1:
+        build_dir, rest = rest[1], rest[2:]
+    if rest and rest[0] in DELEGATED:
+        return _delegate(rest[0], rest[1:], build_dir)
     args = _parser().parse_args(argv)
     try:
         return _run(args)
     except KbError as exc:
         print(f"kb: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+def _delegate(name: str, argv: list[str], build_dir: str | None) -> int:
+    """Subcommands whose parsers live with their stage."""
+    if build_dir:
+        import os
+        os.environ["KB_BUILD_DIR"] = build_dir
+    try:
+        if name == "mahjong":
+            from kb.rules.mahjong import main as run
+        elif name == "bridge":
+            from kb.rules.bridge import main as run
+        elif name == "search":
+            from kb.search.query import main as run
+        else:
+            from kb.serve import main as run
+        return run(argv)
+    except KbError as exc:
+        print(f"kb {name}: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
@@ -69,6 +112,9 @@ def _run(args: argparse.Namespace) -> int:
             from kb.stats import format_stats
             print(format_stats(stats))
         return 0
+    if args.cmd == "check":
+        from kb.check import run_check
+        return run_check(args.build_dir, as_json=args.json)
     raise KbError(f"unknown command {args.cmd}")
 
 

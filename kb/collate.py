@@ -53,21 +53,21 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
                                                for s in segs):
                 raise KbError(f"kb/data/emendations.tsv: {work} {cite}: witness {support} does not read '{right}'")
             text, title = text.replace(wrong, right), title.replace(wrong, right)
-            notes.append({"kind": "emendation", "what": f"{wrong} → {right} ({why})",
-                          "from": f"witness {support}" if support != "editor" else "editor"})
+            notes.append({"kind": "emendation", "what": f"{wrong} → {right}（{why}）",
+                          "from": f"抄本{support}" if support != "editor" else "编者"})
         if not title and node and node.titles:
             title = node.titles[0]
-            notes.append({"kind": "recovery", "what": f"heading missing in witness {base.sigil}",
-                          "from": "outline (kb/data/outline)"})
+            notes.append({"kind": "recovery", "what": f"抄本{base.sigil}缺此款标题",
+                          "from": "规则大纲（kb/data/outline）"})
         if node and node.level != "law" and not any(re.search(r"[A-Za-z0-9]", s.extra.get("marker", ""))
                                                     for s in segs):
             lost = ", ".join(s.sigil for s in segs)
             notes.append({"kind": "recovery",
-                          "what": f"clause citation {citation_label(path)} inferred: witness {lost} lost the letter/number",
-                          "from": "position in the curated outline (1997 Laws structure)"})
+                          "what": f"款号 {citation_label(path)} 系推定：抄本{lost}已失去款字母或项数字",
+                          "from": "1997年规则结构中的位置（kb/data/outline）"})
         if base.sigil in LOST_DIGITS and LOST_MARK in text:
-            notes.append({"kind": "loss", "what": f"{LOST_MARK} marks a digit or clause letter lost in witness "
-                                                  f"{base.sigil}; no other witness covers this clause",
+            notes.append({"kind": "loss", "what": f"{LOST_MARK} 表示抄本{base.sigil}已佚的数字或款字母；"
+                                                  "没有其他抄本载有此款，无从补出",
                           "from": base.source})
         records.append(Record(
             id=f"{work}:{cite}", work=work, citation=citation_label(path),

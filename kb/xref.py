@@ -10,7 +10,7 @@
 
 Mahjong references by name live in :mod:`kb.xref_mahjong` (re-exported here).
 
-Choices (see also the report in the module tests):
+Choices:
 
 * Spans cover the citation proper: ``规则``/``第``/``本条``/``上述`` ... up to the last
   designator, never the verb before it (参阅, 按, 应用).
@@ -20,6 +20,9 @@ Choices (see also the report in the module tests):
   record with ``coarser=True``, ``wanted="47A-E"`` and ``members`` = the existing clause ids.
 * A law of the 1997 Laws (1-93) that the work's corpus does not hold is ``external`` with
   ``target=None`` and ``law=N`` (no synthetic target id).
+* Damaged text: ``□`` (the ingest stage's mark for a lost digit or letter: 第□条□款,
+  本条□款, 以下（□）项) or the unmarked 002 forms (第条款, 参阅条款, 第条、条、条) give
+  ``lost`` citations: never a target, even when part of the number survived.
 * Bare self-references (本条规则 / 本条规定 without a clause) are not reported.
 * Chinese-numeral law numbers (第十二条) are not recognised: in these texts 第+Chinese
   numeral counts tricks and cards (第十二墩), and the one 第一条 is a garbled heading.
@@ -32,8 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 __all__ = [
-    "Citation", "Ref", "find_references", "resolve", "resolve_all", "annotate",
-    "fold", "record_id", "compact", "find_term_references", "LAW_RANGE",
+    "Citation", "Ref", "find_references", "resolve", "resolve_all", "record_refs", "annotate",
+    "fold", "record_id", "compact", "find_term_references", "LAW_RANGE", "LOST_MARK",
 ]
 
 LAW_RANGE = range(1, 94)          # the 1997 Laws of Duplicate Bridge: Laws 1-93
@@ -42,7 +45,7 @@ LAW_RANGE = range(1, 94)          # the 1997 Laws of Duplicate Bridge: Laws 1-93
 
 _TRAD = str.maketrans({
     "條": "条", "規": "规", "則": "则", "參": "参", "閱": "阅", "見": "见",
-    "應": "应", "據": "据", "項": "项", "與": "与", "額": "额",
+    "應": "应", "據": "据", "項": "项", "與": "与",
 })
 
 
@@ -144,7 +147,7 @@ def record_id(work: str, path: Sequence[str]) -> str:
 _W = r"[ \t\r\n]*"                                   # whitespace between tokens (after fold)
 _NUM = r"\d(?:[ \t\r\n]*\d){0,2}"                     # law number, may be broken by a line wrap
 _SUB = rf"\({_W}(?P<sub>[a-h]){_W}\)"
-_UNIT = r"[\d张墩家台人个次副分位点线条%.]"           # a digit followed by these is a count
+_UNIT = r"[\d张墩家台人个次副分位点线条%]"            # a digit followed by these is a count
 _CL = rf"(?P<cl>[A-H](?![A-Za-z])|[a-h](?={_W}款))"
 
 # 第47条E款2(b) / 规则第90条 / 事16条C款2 / bare 45条E款 (bare: checked by context)
@@ -166,17 +169,29 @@ _REL = re.compile(
     rf"(?P<rcl>[A-H])(?![A-Za-z]){_W}(?:至|到|~|-|–|—){_W}(?P<cl2>[A-H])(?![A-Za-z])(?:{_W}(?:各款|各项|款|项))?"
     rf"|{_CL}(?:{_W}款)?(?:{_W}(?P<item>\d{{1,2}})(?!{_W}{_UNIT})(?:{_W}{_SUB})?)?(?:{_W}项)?"
     rf"|\({_W}(?P<osub>[a-h]){_W}\)(?:{_W}项)?)")
-# damaged: 第条款 / 规则第条 / 第条() ; not the heading 第条：
-_LOST_ABS = re.compile(rf"(?:规则{_W})?第{_W}条(?:{_W}款)?(?:{_W}\({_W}\))?")
-# damaged, only after a citing verb: 参阅条款 / 参阅本条款 / 参阅本章款
+# Damaged text. The ingest stage marks a lost digit or letter with LOST_MARK (第□条□款,
+# 本条□款, 以下（□）项); the raw 002 forms without marks (第条款, 参阅条款) are found too.
+LOST_MARK = "□"
+_L = LOST_MARK
+# 第□条□款 / 规则第条 / 第条() / 第45条□款 (a partial loss is still lost); not the heading 第条：
+_LOST_ABS = re.compile(
+    rf"(?:规则{_W})?第{_W}(?P<law>[\d{_L}]*?){_W}条"
+    rf"(?:{_W}(?P<cl>[A-Ha-h{_L}]?){_W}款(?:{_W}(?P<item>[\d{_L}]*))?)?"
+    rf"(?:{_W}\({_W}(?P<sub>[a-h{_L}]?){_W}\))?")
+# marked, no 第: □条□款 (参阅□条□款, the members of 第□条、□条、□条)
+_LOST_MARKED = re.compile(rf"{_L}[{_L} \t]*条(?:{_W}{_L}*{_W}款)?")
+# unmarked, only after a citing verb: 参阅条款 / 参阅本条款 / 参阅本章款
 _LOST_BARE = re.compile(r"(?:本条|本章)款|条款")
-# damaged relative: 上述款 / 本条() / 以下()项
-_LOST_REL = re.compile(rf"(?:上述|下述|以下){_W}款|(?:上述|下述|以下|本条){_W}\({_W}\)(?:{_W}项)?")
+# relative: 上述款 / 本条□款 / 本条(□) / 以下(□)项
+_LOST_REL = re.compile(
+    rf"(?:上述|下述|以下|本条|本章){_W}{_L}+{_W}款"
+    rf"|(?:上述|下述|以下){_W}款"
+    rf"|(?:上述|下述|以下|本条){_W}\({_W}{_L}?{_W}\)(?:{_W}项)?")
 
 _VERBS = ("参阅", "参见", "参照", "见", "应用", "按照", "按", "依照", "依据", "依", "根据",
           "适用", "违反", "符合")
 _SEP = re.compile(rf"{_W}(?:、|或者|或|以及|及|和|与){_W}")
-_CONT_LOST = re.compile(r"第?条款?")
+_CONT_LOST = re.compile(rf"第?[{_L} \t]*条(?:{_W}{_L}*{_W}款)?")
 _CONT_LAW = re.compile(rf"(?P<di>第)?{_W}(?<!\d)(?P<law>{_NUM}){_W}条"
                        rf"(?:{_W}(?P<cl>[A-Ha-h]){_W}款"
                        rf"(?:{_W}(?P<item>\d{{1,2}})(?!{_W}{_UNIT})(?:{_W}{_SUB})?)?)?(?:{_W}项)?")
@@ -185,6 +200,7 @@ _CONT_CL = re.compile(
     rf"{_CL}(?:{_W}款)?(?:{_W}(?P<item>\d{{1,2}})(?!{_W}{_UNIT})(?:{_W}{_SUB})?)?(?:{_W}项)?")
 _CONT_ITEM = re.compile(rf"(?P<item>\d{{1,2}})(?!{_W}{_UNIT})(?![A-Za-z])(?:{_W}{_SUB})?(?:{_W}项)?")
 _CONT_SUB = re.compile(rf"{_SUB}(?:{_W}项)?")
+
 
 def _digits(s: str) -> int:
     return int(re.sub(r"\s+", "", s))
@@ -216,6 +232,8 @@ def _looks_like_heading(t: str, m: re.Match[str]) -> bool:
 
 
 def _cit(src: str, start: int, end: int, **kw: Any) -> Citation:
+    while start < end and src[start].isspace():
+        start += 1
     return Citation(text=src[start:end], span=(start, end), **kw)
 
 
@@ -257,6 +275,13 @@ def _primary(src: str, t: str) -> list[tuple[Citation, re.Match[str] | None]]:
     for m in _LOST_ABS.finditer(t):
         if t[m.end():m.end() + 3].lstrip(" \t\r\n")[:1] in (":", "："):
             continue                   # the heading 第条：不足叫牌
+        law, cl, item, sub = m.group("law", "cl", "item", "sub")
+        damaged = not law or _L in m.group(0) or sub == ""
+        if not damaged:
+            continue                   # an intact citation: _ABS has it
+        found.append((_cit(src, m.start(), m.end(), lost=True,
+                           law=int(law) if law and law.isdigit() else None), None))
+    for m in _LOST_MARKED.finditer(t):
         found.append((_cit(src, m.start(), m.end(), lost=True), None))
     for m in _LOST_REL.finditer(t):
         found.append((_cit(src, m.start(), m.end(), lost=True), None))
@@ -376,7 +401,7 @@ def resolve(cit: Citation, *, work: str, law: int | None = None,
         return Ref(text=cit.text, span=cit.span, target=target, status=status, **kw)
 
     if cit.lost:
-        return ref("lost")
+        return ref("lost", law=cit.law)        # never a target, even when the law survived
     if cit.relative:
         if law is None:
             return ref("unresolved", wanted=cit.compact)
@@ -442,6 +467,21 @@ def resolve_all(text: str, *, work: str, law: int | None, path: Sequence[str],
     ext = frozenset(external_laws)
     return [resolve(c, work=work, law=law, path=path, exists=exists, external_laws=ext)
             for c in find_references(text)]
+
+
+def record_refs(rec: Any, exists: Callable[[str], bool],
+                external_laws: Iterable[int] = LAW_RANGE) -> list[Ref]:
+    """The ``refs`` of one record (a :class:`kb.records.Record` or anything with ``id``,
+    ``work``, ``law``, ``path``, ``text_hans``): law citations for the bridge works;
+    references by name and between items of one list for twmj16."""
+    if rec.work == "twmj16":
+        from kb.xref_mahjong import find_item_references
+        refs = (find_term_references(rec.text_hans, rec.id, exists=exists)
+                + find_item_references(rec.text_hans, rec.id, exists=exists))
+        refs.sort(key=lambda r: r.span)
+        return [r for i, r in enumerate(refs) if i == 0 or r.span[0] >= refs[i - 1].span[1]]
+    return resolve_all(rec.text_hans, work=rec.work, law=rec.law, path=rec.path,
+                       exists=exists, external_laws=external_laws)
 
 
 # --------------------------------------------------------------------------- annotate

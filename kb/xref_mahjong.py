@@ -5,6 +5,9 @@ Only reference-like uses are reported: a ``bare`` term anywhere, a ``context`` t
 a pointer word or inside such a list. Never a clause's reference to itself (or to the
 clause it sits in), never the term in a definition heading (门清1台 :) or in a defining
 phrase (是为天听, 合称"门清一摸三").
+
+``find_item_references`` adds the few references between items of one numbered list
+(则同（1）, 依方式（1）, 前项).
 """
 from __future__ import annotations
 
@@ -17,7 +20,7 @@ from typing import Callable
 from kb.errors import KbError
 from kb.xref import Ref, fold
 
-__all__ = ["Term", "load_terms", "find_term_references", "TERMS_PATH"]
+__all__ = ["Term", "load_terms", "find_term_references", "find_item_references", "TERMS_PATH"]
 
 TERMS_PATH = Path(__file__).parent / "data" / "xref" / "mahjong_terms.tsv"
 
@@ -27,9 +30,12 @@ _TRIGGERS = ("不计", "加计", "另计", "改计", "仍计", "计", "视同", 
 # 视同被抢花者放铳: 视同 may be followed by a short 被…者 before the term
 _GAP_AFTER_SHITONG = re.compile(r"视同被[^\s,，.。;；、:：()]{1,4}者$")
 # Words that define rather than cite the term that follows (possibly after a quote)
-_DEFINERS = ("是为", "是谓", "谓之", "称为", "又名", "合称", "称")
+_DEFINERS = ("是为", "是谓", "谓之", "称为", "又名")
 _QUOTES = "\"'“”‘’「」『』"
-_LIST_SEP = re.compile(r"^\s*(?:[、.,，/]|或|和|及|与)\s*$")
+# list members: a tight separator binds (含独听.自摸共3台); after a loose one the member must
+# end at a boundary (不计天听, 门清, ... but not 不计天听, 胡牌仍有效)
+_TIGHT_SEP = re.compile(r"[、./]|或|和|及|与")
+_LOOSE_SEP = re.compile(r"\s*[,，、]\s*")
 _AFTER_MEMBER = re.compile(r"(?:$|[\s、.,，;；。:：()/]|\d|或|和|及|与|等)")
 _HEADING_PREFIX = re.compile(r"\s*(?:l\s|l&nbsp;|p;|\d{1,2}[.、])?\s*")
 _HEADING_SUFFIX = re.compile(r"[^:：\n，。,;；]{0,12}[:：]")
@@ -70,13 +76,11 @@ def _in_heading(t: str, start: int, end: int) -> bool:
 
 
 def _defining(t: str, start: int) -> bool:
-    head = t[max(0, start - 4):start]
-    return head.rstrip(_QUOTES + " ").endswith(_DEFINERS) and (
-        head.endswith(_DEFINERS) or head[-1:] in _QUOTES)
+    return t[max(0, start - 4):start].rstrip(_QUOTES + " ").endswith(_DEFINERS)
 
 
 def _triggered(t: str, start: int, end: int) -> bool:
-    head = t[max(0, start - 12):start]
+    head = t[max(0, start - 12):start].rstrip(_QUOTES)
     if head.endswith(_TRIGGERS) or _GAP_AFTER_SHITONG.search(head):
         return True
     return head.endswith("与") and t.startswith("合称", end)       # 与门清合称
@@ -114,9 +118,10 @@ def find_term_references(text: str, self_id: str | None, *,
         if _in_heading(t, start, end) or _defining(t, start):
             continue
         ok = term.bare or _triggered(t, start, end)
-        if not ok and prev_end >= 0 and _LIST_SEP.match(t[prev_end:start]) \
-                and _AFTER_MEMBER.match(t, end):
-            ok = True                                           # 不计门清.对对胡 / 不计天听, 门清,
+        if not ok and prev_end >= 0:
+            gap = t[prev_end:start]
+            ok = bool(_TIGHT_SEP.fullmatch(gap)
+                      or (_LOOSE_SEP.fullmatch(gap) and _AFTER_MEMBER.match(t, end)))
         if not ok:
             continue
         if accepted and start < accepted[-1][1]:
@@ -132,4 +137,37 @@ def find_term_references(text: str, self_id: str | None, *,
             refs.append(Ref(text[start:end], (start, end), None, "unresolved", wanted=term.target))
         else:
             refs.append(Ref(text[start:end], (start, end), term.target, "resolved"))
+    return refs
+
+
+# 同（1） / 依方式（1）: item N of the same list; 前项: the item before this one
+_ITEM_REF = re.compile(r"(?<=同)\s*[(（]\s*(?P<n>\d{1,2})\s*[)）]|方式\s*[(（]\s*(?P<m>\d{1,2})\s*[)）]|前项")
+
+
+def find_item_references(text: str, self_id: str | None, *,
+                         exists: Callable[[str], bool] | None = None) -> list[Ref]:
+    """References to a sibling item of a numbered twmj16 list, relative to ``self_id``
+    (e.g. ``twmj16:wrong-kan.3.2``): 则同（1） -> ``wrong-kan.3.1``; 前项 -> ``wrong-kan.1.1``
+    from ``wrong-kan.1.2``. Only from inside a numbered item; never to itself."""
+    if not self_id or "." not in self_id:
+        return []
+    parent, own = self_id.rsplit(".", 1)
+    if not own.isdigit():
+        return []
+    refs: list[Ref] = []
+    t = fold(text)
+    for m in _ITEM_REF.finditer(t):
+        start = m.start()
+        while t[start].isspace():
+            start += 1
+        n = m.group("n") or m.group("m")
+        num = int(n) if n else int(own) - 1
+        if num < 1 or num == int(own):
+            continue
+        target = f"{parent}.{num}"
+        if exists is not None and not exists(target):
+            refs.append(Ref(text[start:m.end()], (start, m.end()), None, "unresolved",
+                            wanted=target))
+        else:
+            refs.append(Ref(text[start:m.end()], (start, m.end()), target, "resolved"))
     return refs

@@ -125,10 +125,10 @@ def test_recoveries_are_recorded(records):
     def notes(rid):
         return " ".join(n["what"] for n in records[rid].notes)
     assert "第一条" in notes("cbr1999:44")
-    assert "no number" in notes("cbr1999:61")
-    assert "27 by order" in notes("cbr1999:27")
-    assert "inferred" in notes("cbr1999:64B6")
-    assert "inferred" not in notes("cbr1999:45C4b")   # 004 carries the letter
+    assert "无条号" in notes("cbr1999:61")
+    assert "按次序定为第27条" in notes("cbr1999:27")
+    assert "系推定" in notes("cbr1999:64B6")
+    assert "系推定" not in notes("cbr1999:45C4b")   # 004 carries the letter
     assert records["cbr1999:61"].title_hans == "未跟牌——有关藏牌的查询"
     assert records["laws1997:42"].title_hans == "明手的权利"
     frag = records["cbr1999:26"]

@@ -160,3 +160,22 @@ def waits(concealed16: list[int], n_sets: int, own16: list[int], lilgu: bool) ->
         if has_decomposition(trial, n_sets) or (lilgu and n_sets == 5 and lilgu_pung(trial)):
             out.append(t)
     return out
+
+
+def expand(text: str) -> list[str]:
+    """Tile codes from a compact string: "123m 55p EEE" -> ["1m", "2m", "3m", "5p", "5p", "E", ...]."""
+    out: list[str] = []
+    digits = ""
+    for ch in text.replace(" ", ""):
+        if ch.isdigit() and ch != "0":
+            digits += ch
+        elif ch in SUITS and digits:
+            out += [f"{d}{ch}" for d in digits]
+            digits = ""
+        elif ch in HONORS and not digits:
+            out.append(ch)
+        else:
+            raise ValueError(f"bad tile text {text!r}")
+    if digits:
+        raise ValueError(f"bad tile text {text!r}")
+    return out

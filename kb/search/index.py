@@ -24,7 +24,7 @@ from kb.errors import KbError
 from kb.search.analysis import analysis_fingerprint, gram_analyzer, word_analyzer
 
 META_FILE = "kb-index.json"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 
 
 def make_schema() -> Schema:
@@ -41,7 +41,7 @@ def make_schema() -> Schema:
         parent=STORED(),
         title=TEXT(analyzer=words, phrase=True),
         text=TEXT(analyzer=words, phrase=True),
-        context=TEXT(analyzer=words, phrase=False),   # titles of the ancestors
+        context=TEXT(analyzer=words, phrase=False, stored=True),  # ancestor titles
         grams=TEXT(analyzer=gram_analyzer(), phrase=True),  # title + text, CJK 1-2 grams
         title_hans=STORED(), title_hant=STORED(),
         text_hans=STORED(), text_hant=STORED(),

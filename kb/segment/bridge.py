@@ -115,8 +115,8 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
             pos = law_pos.get(node.law)
             if pos is None:
                 notes.setdefault(node.cite, []).append(
-                    {"kind": "recovery", "what": f"law {node.law} has no heading in witness {src.sigil}",
-                     "from": "outline order (kb/data/outline)"})
+                    {"kind": "recovery", "what": f"抄本{src.sigil}缺第{node.law}条的条标题",
+                     "from": "规则大纲的次序（kb/data/outline）"})
                 found.append((node, -1, -1, -1, ""))
                 continue
             start, tstart, tend, note = pos
@@ -151,8 +151,8 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
         seg_notes = list(notes.get(node.cite, []))
         if title and to_hans(text).startswith(to_hans(title)) and node.level != "law":
             text = _clean(text[len(title):])
-            seg_notes.append({"kind": "repair", "what": f"witness {src.sigil} repeats the heading at the start of "
-                                                        "the text; the repetition is dropped", "from": src.file})
+            seg_notes.append({"kind": "repair", "what": f"抄本{src.sigil}在正文开头重复了标题，重复处已删去",
+                              "from": src.file})
         if node.level == "law":
             title = re.sub(r"^(?:第\s*\S{0,3}\s*[條条]\s*[：:]?|规则\s*\d+)\s*", "", title)
         first, last = stream.line_range(start, max(start + 1, end))
@@ -161,17 +161,15 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
         segments.append(seg)
     if segments and fmt == "pinyin-glued" and not re.search(r"[。；）)]$", segments[-1].text):
         segments[-1].extra["truncated"] = True
-        segments[-1].notes.append({"kind": "loss", "what": f"witness {src.sigil} breaks off in this clause",
-                                   "from": src.file})
+        segments[-1].notes.append({"kind": "loss", "what": f"抄本{src.sigil}至此款中断", "from": src.file})
     _attach_footnotes(adapted, stream, resolved, segments)
     if fmt == "pinyin-glued" and law_pos and min(law_pos.values())[0] > 0:
         head = _clean(stream.raw[: min(v[0] for v in law_pos.values())])
         if head:
             segments.insert(0, Segment(work, str(lo - 1), src.sigil, src.file, "", head, stream.line_range(0, 1),
                                        notes=[{"kind": "fragment",
-                                               "what": f"witness {src.sigil} starts mid-sentence: only the end of "
-                                                       f"law {lo - 1} survives; its clause letter is unknown",
-                                               "from": "position before the first law heading"}],
+                                               "what": f"抄本{src.sigil}从句中开始：仅存第{lo - 1}条的结尾，款号不明",
+                                               "from": "第一个条标题之前的位置"}],
                                        extra={"marker": "", "fragment": True}))
     return segments
 
@@ -208,9 +206,9 @@ def _find_laws(stream: Stream, laws: list[Node], fmt: str, src) -> dict[int, tup
                 raise KbError(f"{src.path}:1: law heading #{k + 1} 第條 is not followed by the title of law {law} "
                               f"('{hans[m.end():m.end() + 12]}')")
             out[law] = (m.start(), m.start(), tend,
-                        {"kind": "recovery", "what": f"law number lost in witness {src.sigil} (第條); "
-                                                     f"{law} by order, the witness's laws running from {first_law}",
-                         "from": "order of headings, checked against the outline titles"})
+                        {"kind": "recovery", "what": f"抄本{src.sigil}的条号数字已佚（作“第條”）；按次序定为第{law}条"
+                                                     f"（该抄本各条自第{first_law}条起依次排列）",
+                         "from": "条标题的次序，并与大纲标题逐一核对"})
         return out
     for start in stream.starts:
         line_end = hans.find("\n", start)
@@ -235,13 +233,11 @@ def _find_laws(stream: Stream, laws: list[Node], fmt: str, src) -> dict[int, tup
             if tend is None or not _between(out, law, start):
                 continue
             if m:
-                note = {"kind": "recovery", "what": f"law heading in witness {src.sigil} reads {m.group(0)}; "
-                                                    f"law {law} from its title and place",
-                        "from": "outline (kb/data/outline) and the other witnesses"}
+                note = {"kind": "recovery", "what": f"抄本{src.sigil}此条标题作“{m.group(0)}”；据标题与位置定为第{law}条",
+                        "from": "规则大纲（kb/data/outline）与其他抄本"}
             else:
-                note = {"kind": "recovery", "what": f"law {law} has no number in witness {src.sigil}: "
-                                                   "its heading is a bare title",
-                        "from": "outline title and place between its neighbours"}
+                note = {"kind": "recovery", "what": f"抄本{src.sigil}此条无条号，仅有标题；定为第{law}条",
+                        "from": "大纲标题及其在前后两条之间的位置"}
             out[law] = (start, start, tend, note)
             break
     return out
