@@ -44,12 +44,17 @@ def main(argv: list[str] | None = None) -> int:
     if rest[:1] == ["--build-dir"] and len(rest) > 1:
         build_dir, rest = rest[1], rest[2:]
     if rest and rest[0] in DELEGATED:
-        return _delegate(rest[0], rest[1:], build_dir)
+        return _guarded(f"kb {rest[0]}", lambda: _delegate(rest[0], rest[1:], build_dir))
     args = _parser().parse_args(argv)
+    return _guarded("kb", lambda: _run(args))
+
+
+def _guarded(label: str, run) -> int:
+    """Run a command; bad input becomes one line on stderr and exit 2, never a traceback."""
     try:
-        return _run(args)
+        return run()
     except KbError as exc:
-        print(f"kb: error: {exc}", file=sys.stderr)
+        print(f"{label}: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0
@@ -62,23 +67,15 @@ def _delegate(name: str, argv: list[str], build_dir: str | None) -> int:
     if build_dir:
         import os
         os.environ["KB_BUILD_DIR"] = build_dir
-    try:
-        if name == "mahjong":
-            from kb.rules.mahjong import main as run
-        elif name == "bridge":
-            from kb.rules.bridge import main as run
-        elif name == "search":
-            from kb.search.query import main as run
-        else:
-            from kb.serve import main as run
-        return run(argv)
-    except KbError as exc:
-        print(f"kb {name}: error: {exc}", file=sys.stderr)
-        return 2
-    except BrokenPipeError:
-        return 0
-    except KeyboardInterrupt:
-        return 130
+    if name == "mahjong":
+        from kb.rules.mahjong import main as run
+    elif name == "bridge":
+        from kb.rules.bridge import main as run
+    elif name == "search":
+        from kb.search.query import main as run
+    else:
+        from kb.serve import main as run
+    return run(argv)
 
 
 def _run(args: argparse.Namespace) -> int:
