@@ -1,13 +1,14 @@
 """Worked examples of the rules module, executed at build time and embedded in the site.
 
-Each example runs through the rules code; a result that differs from the example's
-expectation fails the build (KbError naming the example).
+Each example runs through the rules code (kb/rules); a result that differs from the
+example's expectation fails the build with a KbError naming the example. Clause ids
+in a block are written ⟦id⟧ and turned into links by the site renderer.
 """
 from __future__ import annotations
 
-import html
 import json
 
+from kb.errors import KbError
 from kb.records import Record
 
 
@@ -18,39 +19,53 @@ def site_examples(records: list[Record]) -> dict[str, list[str]]:
     for checked in _checked():
         clause = checked["clause"]
         if clause not in ids:
-            from kb.errors import KbError
             raise KbError(f"worked example '{checked['title']}' cites {clause}, which is not a record")
         out.setdefault(clause, []).append(_block(checked))
     return out
 
 
 def _checked() -> list[dict]:
-    results: list[dict] = []
-    try:
-        from kb.rules.bridge_examples import check_examples as bridge_check
-    except ImportError:
-        bridge_check = None
-    try:
-        from kb.rules.mahjong import check_examples as mahjong_check
-    except ImportError:
-        mahjong_check = None
-    for check in (bridge_check, mahjong_check):
-        if check is not None:
-            results += check()
-    return results
+    from kb.rules.bridge_examples import check_examples as bridge_check
+    from kb.rules.mahjong import check_examples as mahjong_check
+    return bridge_check() + mahjong_check()
 
 
 def _block(ex: dict) -> str:
-    given = json.dumps(ex.get("input") or ex.get("hand"), ensure_ascii=False)
     result = ex.get("result", {})
-    summary = result.get("explanation") or _mahjong_summary(result)
-    cites = " ".join(result.get("clauses", [])) or ex["clause"]
-    return (f'!!! example "算例：{html.escape(ex["title"])}"\n'
-            f"    输入：`{given}`\n\n"
-            f"    结果：{summary}\n\n"
-            f"    依据：{cites}（构建时已由规则代码核验）\n")
+    if "hand" in ex:
+        summary = _mahjong_summary(ex["hand"], result)
+        command = "kb mahjong score -"
+        given = ex["hand"]
+    else:
+        summary = result.get("explanation", "")
+        command = f"kb bridge {_bridge_command(ex['function'])} -"
+        given = ex["input"]
+    cites = " ".join(f"⟦{c}⟧" for c in (result.get("clauses") or [ex["clause"]]))
+    code = json.dumps(given, ensure_ascii=False)
+    return (f'!!! example "算例：{ex["title"]}"\n'
+            f"    {summary}\n\n"
+            f"    依据：{cites}（构建时已由规则代码核验）\n\n"
+            f'    ??? quote "输入（可用 `{command}` 复算）"\n'
+            f"        ```json\n        {code}\n        ```\n")
 
 
-def _mahjong_summary(result: dict) -> str:
-    items = "、".join(f"{i['name']} {i['tai']}台" for i in result.get("items", []))
-    return f"共 {result.get('total', '?')} 台（{items}）" if result else ""
+def _bridge_command(function: str) -> str:
+    return {"legal_cards": "trick", "trick_winner": "trick", "is_revoke": "revoke",
+            "revoke_established": "revoke", "revoke_adjustment": "revoke", "penalty_card_kind": "penalty-card",
+            "penalty_card_obligations": "penalty-card", "designate": "designate"}.get(function, function)
+
+
+def _mahjong_summary(hand: dict, result: dict) -> str:
+    from kb.rules.mahjong_tiles import tile_name
+    concealed = " ".join(tile_name(t) for t in hand.get("concealed", []))
+    kinds = {"chi": "吃", "pon": "碰", "kan": "明杠", "ankan": "暗杠"}
+    melds = "；".join(f"{kinds.get(m['type'], m['type'])} {''.join(tile_name(t) for t in m['tiles'])}"
+                     for m in hand.get("melds", []))
+    flowers = " ".join(tile_name(t) for t in hand.get("flowers", []))
+    how = "自摸" if hand.get("self_drawn") else "胡他人舍牌"
+    parts = [f"暗牌：{concealed}"] + ([f"副露：{melds}"] if melds else []) + ([f"花牌：{flowers}"] if flowers else [])
+    parts.append(f"胡 {tile_name(hand['winning_tile'])}（{how}）" if hand.get("winning_tile") else how)
+    items = "、".join(f"{i['name']} {i['tai']}台 ⟦{i['clause']}⟧" for i in result.get("items", [])) or "无"
+    excluded = "；".join(f"{e['name']}（{e['why']}）" for e in result.get("excluded", []))
+    return ("；".join(parts) + f"。\n\n    计台：{items}，共 **{result.get('total')}** 台。"
+            + (f"\n\n    不另计：{excluded}。" if excluded else ""))

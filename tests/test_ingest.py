@@ -143,6 +143,11 @@ def test_collation_variants_and_canonical_reading(records):
     assert "党叫" not in records["cbr1999:41B"].text_hans
 
 
+def test_heading_repeated_only_when_the_witness_repeats_it(records):
+    assert records["cbr1999:52A"].text_hans.startswith("当某防家未能按第50条")
+    assert records["cbr1999:64A1"].text_hans.startswith("违规者赢得藏牌墩时，")
+
+
 def test_footnotes_attached(records):
     assert records["cbr1999:45A"].footnotes[0]["n"] == "14"
     assert records["cbr1999:50D2a"].footnotes[0]["text_hans"].startswith("如果该赛员不能执行该要求")

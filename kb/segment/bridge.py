@@ -149,7 +149,11 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
         text = _clean(body_raw)
         title = _clean(stream.raw[tstart:tend]) if tend > tstart else ""
         seg_notes = list(notes.get(node.cite, []))
-        if title and to_hans(text).startswith(to_hans(title)) and node.level != "law":
+        # 000 sometimes gives a heading its own paragraph and then repeats it at the start of the
+        # next one (52A); a heading run into its text that merely begins with the same words
+        # (64A1 违规者赢得藏牌墩 / 违规者赢得藏牌墩时，…) is not a repetition.
+        own_line = tend < len(hans) and hans[tend] == "\n"
+        if own_line and title and to_hans(text).startswith(to_hans(title)) and node.level != "law":
             text = _clean(text[len(title):])
             seg_notes.append({"kind": "repair", "what": f"抄本{src.sigil}在正文开头重复了标题，重复处已删去",
                               "from": src.file})

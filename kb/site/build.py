@@ -41,7 +41,7 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(text, encoding="utf-8")
 
-    nav: list = [{r.t("首页"): "index.md"}]
+    nav: list = [{r.t("首页"): "index.md"}, {r.t("检索"): "search.md"}]
     for work in ("cbr1999", "laws1997"):
         write(f"{work}/index.md", r.work_index(work))
         entries: list = [f"{work}/index.md"]
@@ -78,7 +78,7 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
             "docs_dir": str(docs),
             "site_dir": str(site / script),
             "nav": nav,
-            "theme": {"name": "material", "language": LANGUAGE[script]},
+            "theme": {"name": "material", "language": LANGUAGE[script], "font": False},
             "plugins": [{"search": {"lang": "zh", "separator": r"[\s\u200b\-，。、；：！？（）“”《》]+",
                                     "jieba_dict_user": str(userdict)}}],
         }

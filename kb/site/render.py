@@ -115,8 +115,18 @@ class Renderer:
         if meta:
             parts.append(meta)
         for block in self.examples.get(rec.id, []):
-            parts.append(self.t(block))
+            parts.append(self.clause_links(self.t(block), page))
         return "\n".join(parts) + "\n"
+
+    def clause_links(self, text: str, page: str) -> str:
+        """Turn ⟦record id⟧ markers (worked examples) into links to the clauses."""
+        def link(m: re.Match[str]) -> str:
+            rid = m.group(1)
+            href = self.layout.href(page, rid)
+            if href is None:
+                return rid
+            return f"[{escape(self.t(self.layout.by_id[rid].citation))}]({href})"
+        return re.sub(r"⟦([^⟧]+)⟧", link, text)
 
     # -- pages -----------------------------------------------------------------------------
     def law_page(self, page: str, records: list[Record]) -> str:
@@ -140,32 +150,36 @@ class Renderer:
         return "\n".join(out) + "\n"
 
     def compare_page(self, law: int) -> str:
+        """The two translations of one law, clause by clause, in two columns (stacked on a phone)."""
         page = f"compare/law-{law}.md"
-        recs = {w: [r for r in self.layout.records if r.work == w and r.law == law] for w in ("cbr1999", "laws1997")}
-        locals_ = []
-        for w in ("cbr1999", "laws1997"):
-            for r in recs[w]:
-                local = r.id.split(":", 1)[1]
-                if local not in locals_:
-                    locals_.append(local)
-        title = recs["cbr1999"][0]
-        out = [self.switch(page), f"# {self.t(f'第{law}条对照')}：{escape(self.field(title, 'title'))} {{ #{law} }}\n"]
-        for local in locals_:
-            level = 1 + len(re.findall(r"[A-Z]|\d+|[a-z]", local)) - 1
-            cite = next(r.citation for w in recs for r in recs[w] if r.id.endswith(":" + local))
-            out.append(f"{'#' * min(4, max(2, level + 1))} {cite} {{ #{local} }}\n")
-            for w in ("cbr1999", "laws1997"):
-                rec = next((r for r in recs[w] if r.id.endswith(":" + local)), None)
-                out.append(f'=== "{self.t(WORK_TITLES[w][0])}"\n')
+        works = ("cbr1999", "laws1997")
+        recs = {w: {r.id.split(":", 1)[1]: r for r in self.layout.records if r.work == w and r.law == law}
+                for w in works}
+        paths = {local: r.path for w in works for local, r in recs[w].items()}
+        order = sorted(paths, key=lambda local: [(len(p), p.zfill(3)) for p in paths[local][1:]])
+        first = recs["cbr1999"].get(str(law)) or recs["laws1997"][str(law)]
+        out = [self.switch(page), f"# {self.t(f'第{law}条对照')}：{escape(self.field(first, 'title'))} {{ #{law} }}\n",
+               '<div class="kb-pair kb-pair-head" markdown="1">\n'
+               + "".join(f'<div markdown="1">\n**{self.t(WORK_TITLES[w][0])}**\n</div>\n' for w in works)
+               + "</div>\n"]
+        for local in order:
+            if local == str(law):
+                heading = ""
+            else:
+                any_rec = recs["cbr1999"].get(local) or recs["laws1997"][local]
+                depth = {"clause": 2, "item": 3, "subitem": 4}.get(any_rec.level, 2)
+                heading = f"{'#' * depth} {any_rec.citation} {{ #{local} }}\n"
+            cells = []
+            for w in works:
+                rec = recs[w].get(local)
                 if rec is None:
-                    out.append(f"    {self.t('此译本无此款')}\n")
+                    cells.append(f'<div markdown="1">\n<p class="kb-missing">{self.t("此译本无此款")}</p>\n</div>\n')
                     continue
                 href = self.layout.href(page, rec.id)
-                title_txt = escape(self.field(rec, "title"))
-                body = self.text_with_refs(rec, page) or ""
-                out.append(f"    **[{rec.citation}]({href})** {title_txt}\n")
-                if body:
-                    out.append(f"    {body}\n")
+                body = self.text_with_refs(rec, page)
+                cells.append(f'<div markdown="1">\n**[{rec.citation}]({href})** {escape(self.field(rec, "title"))}\n\n'
+                             + (f"{body}\n" if body else "") + "</div>\n")
+            out.append(heading + '<div class="kb-pair" markdown="1">\n' + "".join(cells) + "</div>\n")
         return "\n".join(out)
 
     def mahjong_index(self) -> str:
