@@ -119,9 +119,13 @@ def read_userdict(path: Path = USERDICT_PATH) -> list[tuple[str, int | None, str
     return entries
 
 
-@lru_cache(maxsize=4)
-def segmenter(userdict: str = str(USERDICT_PATH)) -> jieba.Tokenizer:
+def segmenter(userdict: str | Path | None = None) -> jieba.Tokenizer:
     """A private jieba tokenizer with the user dictionary loaded (built once per process)."""
+    return _segmenter(str(userdict or USERDICT_PATH))
+
+
+@lru_cache(maxsize=4)
+def _segmenter(userdict: str) -> jieba.Tokenizer:
     with _lock:
         jieba.setLogLevel(logging.WARNING)
         tk = jieba.Tokenizer()

@@ -66,7 +66,7 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
     try:
         fh = path.open(encoding="utf-8")
     except FileNotFoundError:
-        raise KbError(f"records file not found: {path} (run the ingest first)") from None
+        raise KbError(f"records file not found: {path} (run `kb build` first)") from None
     except OSError as exc:
         raise KbError(f"{path}: cannot read records ({exc.strerror})") from None
     with fh:
@@ -134,6 +134,7 @@ def build_index(records_path: Path | str, index_dir: Path | str) -> dict[str, An
             raise KbError(f"{records_path}: duplicate record id {r['id']}")
         seen.add(r["id"])
 
+    _check_replaceable(index_dir)
     index_dir.parent.mkdir(parents=True, exist_ok=True)
     tag = f"{os.getpid()}-{secrets.token_hex(4)}"
     tmp = index_dir.with_name(f".{index_dir.name}.tmp-{tag}")
@@ -163,6 +164,17 @@ def build_index(records_path: Path | str, index_dir: Path | str) -> dict[str, An
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return meta
+
+
+def _check_replaceable(index_dir: Path) -> None:
+    """Refuse to replace a directory that is neither empty nor one of our indexes."""
+    if index_dir.exists() and not index_dir.is_dir():
+        raise KbError(f"index path is not a directory: {index_dir}")
+    if index_dir.is_dir():
+        names = {p.name for p in index_dir.iterdir()}
+        ours = META_FILE in names or any(n.endswith((".toc", ".seg")) for n in names)
+        if names and not ours:
+            raise KbError(f"refusing to replace {index_dir}: it is not a search index")
 
 
 def _swap_in(tmp: Path, index_dir: Path, tag: str) -> None:
@@ -195,7 +207,7 @@ def open_index(records_path: Path | str, index_dir: Path | str) -> whoosh_index.
     """Open the index of ``records_path``, rebuilding it first if missing or stale."""
     records_path, index_dir = Path(records_path), Path(index_dir)
     if not records_path.exists():
-        raise KbError(f"records file not found: {records_path} (run the ingest first)")
+        raise KbError(f"records file not found: {records_path} (run `kb build` first)")
     if not is_fresh(records_path, index_dir):
         build_index(records_path, index_dir)
     try:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import heapq
 import html
 import math
+import os
 import re
 import threading
 from collections import defaultdict
@@ -33,8 +34,18 @@ from kb.search.citations import Cite, split_citations
 from kb.search.index import open_index
 from kb.search.synonyms import Synonyms, load_synonyms
 
-DEFAULT_RECORDS = Path("build/records.jsonl")
-DEFAULT_INDEX = Path("build/index")
+def build_dir() -> Path:
+    """The build directory: $KB_BUILD_DIR or ./build (as ``kb --build-dir`` sets it)."""
+    return Path(os.environ.get("KB_BUILD_DIR") or "build")
+
+
+def default_records() -> Path:
+    return build_dir() / "records.jsonl"
+
+
+def default_index() -> Path:
+    return build_dir() / "index"
+
 
 WORK_ORDER = ("cbr1999", "laws1997", "twmj16")
 MAX_QUERY_CHARS = 1000
@@ -45,18 +56,18 @@ SNIPPET_CHARS = 120
 TITLE_BOOST = 2.5
 TEXT_BOOST = 1.0
 CONTEXT_BOOST = 0.4
-GRAM_BOOST = 0.6
+GRAM_BOOST = 0.3
 SYNONYM_WEIGHT = 0.85
 COVERAGE_POWER = 1.0
 STRICT_TIER = True  # clauses containing every findable query word rank first
 CANDIDATES = 200  # candidates re-ranked by coverage
-MAX_DF_SHARE = 0.3  # leave out query leaves whose term is in more than this share of clauses
+MAX_DF_SHARE = 0.3  # a word in more than this share of clauses counts as common
 
 # Query-only stopwords (the index keeps every word, so phrases still match them).
 STOPWORDS = frozenset("""
 的 了 吗 呢 么 吧 啊 呀 哦 嘛 是 在 有 和 与 及 或 或者 把 被 这 那 这个 那个 个
-怎么 怎么样 怎样 如何 什么 啥 哪 哪些 哪个 哪里 为什么 吗 可以 可不可以 能 能否 能不能
-是否 是不是 会 会不会 要 需要 应该 应当 请问 问 问题 情况 时候 算 几 多少 谁 怎么办 呢
+怎么 怎么样 怎样 如何 什么 啥 哪 哪些 哪个 哪里 为什么 可以 可不可以 能 能否 能不能
+是否 是不是 会 会不会 要 需要 应该 应当 请问 问 问题 情况 时候 算 几 多少 谁 怎么办
 and or not the a an of to is in on for what how does do can
 """.split())
 QUESTION_PREFIXES = ("多少", "几")
@@ -150,10 +161,10 @@ class SearchEngine:
                             key=lambda w: (WORK_ORDER.index(w) if w in WORK_ORDER else 99, w))
 
     @classmethod
-    def open(cls, records_path: Path | str = DEFAULT_RECORDS,
-             index_dir: Path | str = DEFAULT_INDEX) -> "SearchEngine":
+    def open(cls, records_path: Path | str | None = None,
+             index_dir: Path | str | None = None) -> "SearchEngine":
         """Open (rebuilding first if stale) the index of ``records_path``."""
-        return cls(open_index(records_path, index_dir))
+        return cls(open_index(records_path or default_records(), index_dir or default_index()))
 
     def close(self) -> None:
         self.searcher.close()
@@ -220,10 +231,8 @@ class SearchEngine:
     def _alt_leaves(self, s: str, weight: float) -> list[Query]:
         """Field queries for one string: title, text, ancestor titles, character grams.
 
-        Leaves for words found in most clauses (牌, 打出) are left out: BM25 gives them
-        almost no weight, their postings cost the most time, and the coverage re-rank
-        still counts them. A single character gets no gram leaf (the text leaf and the
-        substring coverage test already see it).
+        A single character gets no gram leaf (the text leaf and the substring coverage
+        test already see it).
         """
         toks = words(s)
         seq = gram_sequence(s)
@@ -236,24 +245,24 @@ class SearchEngine:
                                           phrase=False))
         if GRAM_BOOST > 0 and (len(seq) > 1 or len(seq[0]) > 1):
             subs.append(self._field_query("grams", seq, GRAM_BOOST * weight))
-        return [q for q in subs if not self._too_common(q)]
+        return subs
 
-    def _too_common(self, q: Query) -> bool:
-        if not isinstance(q, Term):
-            return False
-        key = (q.fieldname, q.text)
-        df = self._df.get(key)
-        if df is None:
-            df = self._df[key] = self.searcher.doc_frequency(q.fieldname, q.text)
-        return df > MAX_DF_SHARE * self.doc_count
+    def _is_common(self, g: Group) -> bool:
+        """True if every string of the group is one word found in most clauses."""
+        for s in g.strings():
+            toks = words(s)
+            if len(toks) != 1:
+                return False
+            key = ("text", toks[0])
+            df = self._df.get(key)
+            if df is None:
+                df = self._df[key] = self.searcher.doc_frequency("text", toks[0])
+            if df <= MAX_DF_SHARE * self.doc_count:
+                return False
+        return True
 
     def _group_query(self, g: Group) -> Query | None:
-        """All field queries of a group's strings, flattened into one Or.
-
-        One flat Or per group (and one over all optional groups) keeps whoosh to a
-        single score array per Or; nested Ors on a small index each pre-load an array
-        of 2048 scores, which dominated the query time.
-        """
+        """One Or of all field queries of a group's strings (for required phrases)."""
         leaves = [leaf for s, w in g.alts for leaf in self._alt_leaves(s, w)]
         if not leaves:
             return None
@@ -365,7 +374,11 @@ class SearchEngine:
         required = [g for g in parsed.groups if g.required]
         optional = [g for g in parsed.groups if not g.required]
         req_qs = [q for q in map(self._group_query, required) if q is not None]
-        leaves = [leaf for g in optional for s, w in g.alts for leaf in self._alt_leaves(s, w)]
+        # Words in most clauses (牌, 打出) add little to BM25 and cost the most time:
+        # when rarer words are present, only the coverage re-rank looks at them.
+        rare = [g for g in optional if not self._is_common(g)]
+        leaves = [leaf for g in (rare or optional) for s, w in g.alts
+                  for leaf in self._alt_leaves(s, w)]
         if required and not req_qs:
             return []
         allowed = self._docset(filt)
@@ -495,33 +508,63 @@ def plain_snippet(snippet: str) -> str:
     return html.unescape(snippet.replace("<mark>", "").replace("</mark>", ""))
 
 
-_engines: dict[tuple[str, str], SearchEngine] = {}
+_engines: dict[tuple[str, str], tuple[SearchEngine, tuple[int, int]]] = {}
 _engines_lock = threading.Lock()
 
 
-def get_engine(records_path: Path | str = DEFAULT_RECORDS,
-               index_dir: Path | str = DEFAULT_INDEX) -> SearchEngine:
-    """The process's engine for these paths (opened, and rebuilt if stale, on first use)."""
-    key = (str(Path(records_path).resolve()), str(Path(index_dir).resolve()))
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        st = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (st.st_mtime_ns, st.st_size)
+
+
+def get_engine(records_path: Path | str | None = None,
+               index_dir: Path | str | None = None) -> SearchEngine:
+    """The process's engine for these paths, opened on first use.
+
+    The index is checked (and rebuilt if stale) when the engine is opened; later calls
+    reopen it if the records file has changed since (a stat, not a hash, per call).
+    """
+    records_path = Path(records_path or default_records())
+    index_dir = Path(index_dir or default_index())
+    key = (str(records_path.resolve()), str(index_dir.resolve()))
+    stamp = _stamp(records_path)
     with _engines_lock:
-        engine = _engines.get(key)
-        if engine is None:
-            engine = _engines[key] = SearchEngine.open(records_path, index_dir)
+        cached = _engines.get(key)
+        if cached is not None and cached[1] == stamp:
+            return cached[0]
+        if cached is not None:
+            cached[0].close()
+            del _engines[key]
+        engine = SearchEngine.open(records_path, index_dir)
+        _engines[key] = (engine, stamp)
         return engine
 
 
 def reset_engines() -> None:
     """Close every cached engine (tests; after rebuilding an index in-process)."""
     with _engines_lock:
-        for engine in _engines.values():
+        for engine, _ in _engines.values():
             engine.close()
         _engines.clear()
 
 
 def search(q: str, *, limit: int = 10, work: str | None = None,
            law_range: tuple[int, int] | None = None, script: str | None = None,
-           records_path: Path | str = DEFAULT_RECORDS,
-           index_dir: Path | str = DEFAULT_INDEX) -> list[dict[str, Any]]:
-    """Search the records: [{id, citation, work, title, score, snippet}, ...] best first."""
+           records_path: Path | str | None = None,
+           index_dir: Path | str | None = None) -> list[dict[str, Any]]:
+    """Search the records: [{id, citation, work, title, score, snippet}, ...] best first.
+
+    The records and index default to $KB_BUILD_DIR (or ./build)/records.jsonl and /index.
+    """
     return get_engine(records_path, index_dir).search(
         q, limit=limit, work=work, law_range=law_range, script=script)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``kb search`` (see kb.search.cli)."""
+    from kb.search.cli import main as cli_main
+
+    return cli_main(argv)

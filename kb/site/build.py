@@ -105,7 +105,8 @@ def _userdict(work: Path, script: str) -> Path:
     if not src.is_file():
         raise KbError(f"{src}: missing")
     dest = work / f"userdict-{script}.txt"
-    text = src.read_text(encoding="utf-8")
+    lines = [l for l in src.read_text(encoding="utf-8").splitlines() if l.strip() and not l.startswith("#")]
+    text = "\n".join(lines) + "\n"
     dest.write_text(text if script == "hans" else to_hant(text), encoding="utf-8")
     return dest
 

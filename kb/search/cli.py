@@ -1,0 +1,133 @@
+"""``kb search``: search the clause records from the command line.
+
+    kb search QUERY                  numbered list: citation · title · snippet
+    kb search --json QUERY           a JSON array of results
+    kb search --json -               one query per stdin line -> one JSON array per line
+    options: --work WORK, --limit N, --script hans|hant,
+             --records PATH (build/records.jsonl), --index PATH (build/index);
+             the build directory is $KB_BUILD_DIR when set
+
+Bad input is one line on stderr and exit status 2. In ``-`` mode a bad line prints
+``[]`` (so output lines stay aligned with input lines), its message goes to stderr,
+and the exit status is 2 at the end.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Sequence, TextIO
+
+from kb.errors import KbError
+
+
+class _ArgError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        raise _ArgError(message)
+
+
+def make_parser(prog: str = "kb search") -> argparse.ArgumentParser:
+    """The argument parser (also usable as a subcommand's parser by the kb CLI)."""
+    p = _Parser(prog=prog, description="Search the rule clauses (both scripts, both "
+                "bridge translations, mahjong); citations such as 45C4(b) or 第64条 work.")
+    add_arguments(p)
+    return p
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the search options to ``p`` (for wiring into a parent CLI)."""
+    p.add_argument("query", nargs="+",
+                   help="the query (several words are joined with spaces), or - to read "
+                        "one query per line from stdin")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--work", help="only this work (cbr1999, laws1997, twmj16)")
+    p.add_argument("--limit", type=int, default=10, help="results per query (default 10)")
+    p.add_argument("--script", choices=("hans", "hant"),
+                   help="script of titles and snippets (default: that of the query)")
+    p.add_argument("--records", type=Path, default=None,
+                   help="records file (default build/records.jsonl, or under $KB_BUILD_DIR)")
+    p.add_argument("--index", type=Path, default=None,
+                   help="index directory (default build/index; rebuilt when stale)")
+
+
+def format_people(results: list[dict[str, Any]]) -> str:
+    """Numbered lines: work citation · title · snippet (tags removed)."""
+    from kb.search.query import plain_snippet
+
+    if not results:
+        return "no results"
+    lines = []
+    for i, r in enumerate(results, 1):
+        parts = [f"{r['work']} {r['citation']}".strip()]
+        if r.get("title"):
+            parts.append(r["title"])
+        snippet = plain_snippet(r.get("snippet") or "")
+        if snippet and snippet != r.get("title"):
+            parts.append(snippet)
+        lines.append(f"{i}. " + " · ".join(parts))
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace, stdin: TextIO | None = None,
+        stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run a parsed ``kb search`` command; return the exit status."""
+    from kb.search.query import SearchEngine
+
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    query = " ".join(args.query) if isinstance(args.query, list) else args.query
+    engine = SearchEngine.open(args.records, args.index)
+    opts = dict(limit=args.limit, work=args.work, script=args.script)
+
+    if query != "-":
+        results = engine.search(query, **opts)
+        stdout.write((json.dumps(results, ensure_ascii=False) if args.json
+                      else format_people(results)) + "\n")
+        return 0
+
+    status = 0
+    for lineno, line in enumerate(stdin, 1):
+        line = line.rstrip("\r\n")
+        try:
+            results = engine.search(line, **opts)
+        except KbError as exc:
+            stderr.write(f"kb search: stdin line {lineno}: {exc}\n")
+            results, status = [], 2
+        if args.json:
+            stdout.write(json.dumps(results, ensure_ascii=False) + "\n")
+        else:
+            stdout.write(f"# {line}\n{format_people(results)}\n")
+        stdout.flush()
+    return status
+
+
+def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
+         stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Entry point: ``main(["search", "--json", "明手"])`` or without the leading "search"."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "search":
+        argv = argv[1:]
+    stderr = stderr or sys.stderr
+    try:
+        args = make_parser().parse_args(argv)
+        if args.limit < 1:
+            raise KbError(f"--limit must be at least 1, not {args.limit}")
+        return run(args, stdin, stdout, stderr)
+    except _ArgError as exc:
+        stderr.write(f"kb search: {exc}\n")
+        return 2
+    except KbError as exc:
+        stderr.write(f"kb search: {' '.join(str(exc).split())}\n")
+        return 2
+    except BrokenPipeError:  # `kb search ... | head`
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
