@@ -28,7 +28,7 @@ from whoosh.query import And, NumericRange, Or, Phrase, Prefix, Query, Term
 from whoosh.scoring import BM25F
 
 from kb.errors import KbError
-from kb.search.analysis import (gram_sequence, is_traditional, normalize, strip_controls,
+from kb.search.analysis import (gram_sequence, is_traditional, normalize, segmenter, strip_controls,
                                 words)
 from kb.search.citations import Cite, split_citations
 from kb.search.index import open_index
@@ -58,6 +58,9 @@ TEXT_BOOST = 1.0
 CONTEXT_BOOST = 0.4
 GRAM_BOOST = 0.3
 SYNONYM_WEIGHT = 0.85
+TWIN_WORKS = {"cbr1999": "laws1997", "laws1997": "cbr1999"}   # two translations, one lettering
+SUBWORD_WEIGHT = 0.3     # the dictionary words inside a long compound (门清一摸三 -> 门清)
+SUBWORD_MIN_LEN = 4
 COVERAGE_POWER = 1.0
 STRICT_TIER = True  # clauses containing every findable query word rank first
 CANDIDATES = 200  # candidates re-ranked by coverage
@@ -215,6 +218,11 @@ class SearchEngine:
             if s not in names and s in self.corpus:
                 names.add(s)
                 alts.append((s, SYNONYM_WEIGHT))
+        if len(w) >= SUBWORD_MIN_LEN:
+            for s in segmenter().cut_for_search(w):
+                if len(s) >= 2 and s not in names and s not in STOPWORDS and s in self.corpus:
+                    names.add(s)
+                    alts.append((s, SUBWORD_WEIGHT))
         return Group(w, alts)
 
     # --- whoosh queries -----------------------------------------------------------
@@ -314,7 +322,32 @@ class SearchEngine:
                            if n not in seen]
             else:
                 ranked = self._by_words(parsed, limit, self._filter(work, law_range))
+                if work is None:
+                    ranked = self._with_twins(ranked)
             return [self._result(docnum, score, parsed) for docnum, score in ranked[:limit]]
+
+    def _with_twins(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+        """Put each bridge clause's twin in the other translation right after it.
+
+        Both translations follow the 1997 lettering, so cbr1999:45C4b and laws1997:45C4b
+        are the same clause: a director who asked in one translation's words sees the other's
+        wording of the clause next to it, not pages later.
+        """
+        out: list[tuple[int, float]] = []
+        placed: set[int] = set()
+        for docnum, score in ranked:
+            if docnum in placed:
+                continue
+            out.append((docnum, score))
+            placed.add(docnum)
+            doc_id = self.docs[docnum]["id"]
+            work, _, local = doc_id.partition(":")
+            twin_work = TWIN_WORKS.get(work)
+            twin = self.by_id.get(f"{twin_work}:{local}") if twin_work else None
+            if twin is not None and twin not in placed:
+                out.append((twin, score))
+                placed.add(twin)
+        return out
 
     def _check_args(self, limit: Any, work: Any, law_range: Any, script: Any) -> None:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
