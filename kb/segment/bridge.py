@@ -81,7 +81,10 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
     src = adapted.source
     _bare_headings.clear()
     _bare_headings.update(t for n in outline for (_, _, t) in n.headings)
-    stream, _ = _stream(adapted)
+    stream, dropped = _stream(adapted)
+    for heading in dropped:
+        adapted.log("chapter/part/section heading taken out of the text (kept in the outline)",
+                    adapted.blocks[0].lines, heading)
     hans = stream.hans
     fmt = src.format
     marker_only = fmt != "json-envelope"
@@ -143,6 +146,11 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
         end = resolved[i + 1][1] if i + 1 < len(resolved) else len(hans)
         if i + 1 < len(resolved) and resolved[i + 1][0].law != node.law:
             end = min(end, next_law_start(node.law))
+            gap = hans[end:resolved[i + 1][1]]
+            if gap.strip():     # never lose text between two laws
+                line = stream.line_range(end, end + 1)[0]
+                raise KbError(f"{src.path}:{line}: text '{gap.strip()[:16]}' between law {node.law} and the next "
+                              "node is claimed by no outline node; fix kb/data/outline")
         body_raw = stream.raw[tend:end]
         body_hans = hans[tend:end]
         _check_unclaimed(body_hans, tend, stream, src, node, marker_only)
