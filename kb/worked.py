@@ -16,6 +16,12 @@ def site_examples(records: list[Record]) -> dict[str, list[str]]:
     """Clause id -> Markdown blocks (Simplified) showing each verified example."""
     ids = {r.id for r in records}
     out: dict[str, list[str]] = {}
+    from kb.rules.mahjong import INTERPRETATIONS
+    for reading in INTERPRETATIONS:       # where the text can be read two ways: say which reading the code takes
+        if reading["clause"] not in ids:
+            raise KbError(f"mahjong reading of {reading['name']} cites {reading['clause']}, which is not a record")
+        out.setdefault(reading["clause"], []).append(
+            f'!!! info "本库的读法（计台代码据此）"\n    {reading["reading"]}\n')
     for checked in _checked():
         clause = checked["clause"]
         if clause not in ids:

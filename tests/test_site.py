@@ -78,7 +78,8 @@ def test_compare_and_mahjong_pages(built):
     for name in ("风字坎", "字一色", "呖咕呖咕"):
         assert name in table
     assert 'href="patterns/#patterns-13"' in table
-    assert "算例" in page(site, "hans", "twmj16/patterns")
+    patterns = page(site, "hans", "twmj16/patterns")
+    assert "算例" in patterns and "本库的读法" in patterns
 
 
 def test_worked_examples_on_rule_pages(built):

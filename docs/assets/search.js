@@ -148,8 +148,8 @@
 
   function run(s, push) {
     state = { q: s.q.trim(), work: s.work };
-    input.value = s.q;
-    select.value = s.work;
+    if (input.value !== s.q) input.value = s.q;
+    if (select.value !== s.work) select.value = s.work;
     writeUrl(state, push);
     var mine = ++seq;
     if (controller) controller.abort();

@@ -1,0 +1,194 @@
+"""Load benchmark of `kb serve`'s /api/search on loopback: throughput, p50/p95 latency, errors.
+
+    .venv/bin/python bench/load_bench.py [--clients 16] [--duration 10] [--mode both|cached|uncached]
+        [--json]
+
+Starts `kb serve --port 0` itself on 127.0.0.1 (a fresh server per mode), runs N keep-alive
+HTTP/1.1 clients (asyncio, one process) for a fixed time against a mix of real queries
+(bench/queries.tsv: directors' questions, plus words, citations, Traditional text, a work
+filter and limits), then stops the server. Mode "cached" is the server as shipped (answers
+kept in memory: after the first round every query is a hit); "uncached" runs it with
+--cache-size 0 so every request searches the index. Target: zero errors, p95 <= 100 ms;
+the exit status is 1 if the server as shipped (the cached mode, when run) misses it.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+QUERIES = ROOT / "bench" / "queries.tsv"
+EXTRA = [
+    ("藏牌", {}), ("罰張", {}), ("明手 建议", {}), ("第64条B款", {}), ("45C4(b)", {}),
+    ("字一色", {"work": "twmj16"}), ("诈胡", {"work": "twmj16"}), ("莊家", {}),
+    ("犯规", {"work": "laws1997", "limit": "20"}), ("越序首引", {"limit": "5"}),
+    ('"不判罚"', {}), ("防守人 攻牌", {"script": "hant"}),
+]
+MAX_REQUESTS = 1_000_000   # a hard bound besides the time limit
+P95_TARGET_MS = 100.0
+
+
+def load_paths() -> list[str]:
+    """Request paths: every judged question of queries.tsv and the extra queries."""
+    mix: list[tuple[str, dict[str, str]]] = []
+    for line in QUERIES.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            mix.append((line.split("\t")[0].strip(), {}))
+    mix += EXTRA
+    paths = ["/api/search?" + urllib.parse.urlencode({"q": q, **params}) for q, params in mix if q]
+    random.Random(1).shuffle(paths)
+    return paths
+
+
+def start_server(cache_size: int | None, workers: int = 1) -> tuple[subprocess.Popen[str], str, int]:
+    """`kb serve` on 127.0.0.1 and a free port; returns (process, host, port)."""
+    code = "import sys; from kb.cli import main; sys.exit(main(sys.argv[1:]))"
+    cmd = [sys.executable, "-c", code, "serve", "--host", "127.0.0.1", "--port", "0"]
+    if cache_size is not None:
+        cmd += ["--cache-size", str(cache_size)]
+    if workers != 1:
+        cmd += ["--workers", str(workers)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, PYTHONUNBUFFERED="1"))
+    found: list[tuple[str, int]] = []
+    tail: list[str] = []
+
+    def read() -> None:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            tail.append(line)
+            m = re.search(r"http://(127\.0\.0\.1):(\d+)/hans/", line)
+            if m and not found:
+                found.append((m.group(1), int(m.group(2))))
+
+    threading.Thread(target=read, daemon=True).start()
+    deadline = time.monotonic() + 600
+    while not found and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not found:
+        proc.kill()
+        raise SystemExit("kb serve did not start:\n" + "".join(tail[-20:]))
+    return proc, found[0][0], found[0][1]
+
+
+def stop_server(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+async def _client(host: str, port: int, paths: list[str], start: int, deadline: float,
+                  latencies: list[float], errors: list[str], budget: list[int]) -> None:
+    reader, writer = await asyncio.open_connection(host, port)
+    i = start
+    try:
+        while time.perf_counter() < deadline and budget[0] > 0:
+            budget[0] -= 1
+            path = paths[i % len(paths)]
+            i += 1
+            t0 = time.perf_counter()
+            try:
+                writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+                             "Accept: application/json\r\n\r\n".encode("ascii"))
+                status_line = await asyncio.wait_for(reader.readline(), 10)
+                length = 0
+                while True:
+                    line = await reader.readline()
+                    if line in (b"\r\n", b""):
+                        break
+                    name, _, value = line.decode("latin-1").partition(":")
+                    if name.strip().lower() == "content-length":
+                        length = int(value)
+                body = await reader.readexactly(length)
+            except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError) as exc:
+                errors.append(f"{path}: {type(exc).__name__}")
+                writer.close()
+                reader, writer = await asyncio.open_connection(host, port)
+                continue
+            latencies.append((time.perf_counter() - t0) * 1000)
+            status = status_line.split(b" ", 2)[1:2]
+            if status != [b"200"] or not body.startswith(b"["):
+                errors.append(f"{path}: {status_line.decode('latin-1').strip()}")
+    finally:
+        writer.close()
+
+
+async def _run(host: str, port: int, paths: list[str], clients: int, duration: float
+               ) -> tuple[list[float], list[str], float]:
+    latencies: list[float] = []
+    errors: list[str] = []
+    budget = [MAX_REQUESTS]
+    t0 = time.perf_counter()
+    deadline = t0 + duration
+    await asyncio.gather(*(_client(host, port, paths, k * len(paths) // clients, deadline,
+                                   latencies, errors, budget) for k in range(clients)))
+    return latencies, errors, time.perf_counter() - t0
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))] if ordered else float("nan")
+
+
+def bench(mode: str, clients: int, duration: float, workers: int = 1) -> dict[str, object]:
+    paths = load_paths()
+    proc, host, port = start_server(0 if mode == "uncached" else None, workers)
+    try:
+        latencies, errors, elapsed = asyncio.run(_run(host, port, paths, clients, duration))
+    finally:
+        stop_server(proc)
+    n = len(latencies)
+    return {
+        "mode": mode, "workers": workers, "clients": clients, "duration_s": round(elapsed, 2), "queries": len(paths),
+        "requests": n, "throughput_rps": round(n / elapsed, 1),
+        "p50_ms": round(statistics.median(latencies), 2) if latencies else None,
+        "p95_ms": round(percentile(latencies, 0.95), 2),
+        "p99_ms": round(percentile(latencies, 0.99), 2),
+        "max_ms": round(max(latencies), 2) if latencies else None,
+        "errors": len(errors), "first_errors": errors[:5],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--clients", type=int, default=16)
+    p.add_argument("--duration", type=float, default=10.0, help="seconds per mode (at most 60)")
+    p.add_argument("--mode", choices=("both", "cached", "uncached"), default="both")
+    p.add_argument("--workers", type=int, default=1, help="kb serve --workers (default 1)")
+    p.add_argument("--json", action="store_true", help="print one JSON object per mode")
+    args = p.parse_args(argv)
+    if not 1 <= args.clients <= 256 or not 0 < args.duration <= 60:
+        p.error("--clients must be 1-256 and --duration 0-60 s")
+    ok = True
+    for mode in (("cached", "uncached") if args.mode == "both" else (args.mode,)):
+        r = bench(mode, args.clients, args.duration, args.workers)
+        met = r["errors"] == 0 and r["p95_ms"] <= P95_TARGET_MS  # type: ignore[operator]
+        r["target_met"] = met
+        if mode == "cached" or args.mode == "uncached":
+            ok = ok and met
+        if args.json:
+            print(json.dumps(r, ensure_ascii=False))
+        else:
+            print(f"{mode:9} {r['workers']} worker(s), {r['clients']} clients {r['duration_s']} s: {r['requests']} requests, "
+                  f"{r['throughput_rps']} req/s, p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms, "
+                  f"p99 {r['p99_ms']} ms, max {r['max_ms']} ms, errors {r['errors']}; "
+                  f"target {'met' if met else 'missed'}"
+                  + (f" {r['first_errors']}" if r["errors"] else ""))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
