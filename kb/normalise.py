@@ -40,8 +40,18 @@ def to_hans(text: str) -> str:
 
 
 def to_hant(text_hans: str) -> str:
-    """Traditional (Taiwan) form of a Simplified text, OpenCC s2tw."""
-    return _converter("s2tw").convert(text_hans)
+    """Traditional (Taiwan) form of a Simplified text: OpenCC s2tw, then Taiwanese usage
+    from kb/data/hant-usage.tsv (台 rather than s2tw's 臺)."""
+    out = _converter("s2tw").convert(text_hans)
+    for standard, usual in _hant_usage():
+        out = out.replace(standard, usual)
+    return out
+
+
+@lru_cache(maxsize=1)
+def _hant_usage() -> tuple[tuple[str, str], ...]:
+    from kb.adapters.curated import read_tsv
+    return tuple((a, b) for a, b, _why in read_tsv("hant-usage.tsv", 3))
 
 
 def is_traditional(text: str) -> bool:

@@ -124,14 +124,23 @@ def segmenter(userdict: str | Path | None = None) -> jieba.Tokenizer:
     return _segmenter(str(userdict or USERDICT_PATH))
 
 
-@lru_cache(maxsize=4)
+_segmenters: dict[str, jieba.Tokenizer] = {}
+
+
 def _segmenter(userdict: str) -> jieba.Tokenizer:
+    """Built once per dictionary, under the lock: concurrent first calls wait, not rebuild."""
+    tk = _segmenters.get(userdict)
+    if tk is not None:
+        return tk
     with _lock:
-        jieba.setLogLevel(logging.WARNING)
-        tk = jieba.Tokenizer()
-        tk.initialize()
-        for word, freq, tag in read_userdict(Path(userdict)):
-            tk.add_word(word, freq, tag)
+        tk = _segmenters.get(userdict)
+        if tk is None:
+            jieba.setLogLevel(logging.WARNING)
+            tk = jieba.Tokenizer()
+            tk.initialize()
+            for word, freq, tag in read_userdict(Path(userdict)):
+                tk.add_word(word, freq, tag)
+            _segmenters[userdict] = tk
         return tk
 
 

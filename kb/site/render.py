@@ -38,7 +38,8 @@ class Renderer:
         url = page[:-3] + "/" if not page.endswith("index.md") else page[: -len("index.md")]
         depth = url.count("/")
         href = "../" * (depth + 1) + f"{other}/{url}"
-        return f'<div class="kb-switch" markdown="0"><a class="kb-switch-link" href="{href}">{label}</a></div>\n'
+        return (f'<div class="kb-switch" markdown="0" data-search-exclude><a class="kb-switch-link" href="{href}">'
+                f'{label}</a></div>\n')
 
     def text_with_refs(self, rec: Record, page: str) -> str:
         text = self.field(rec, "text")
