@@ -28,6 +28,7 @@ from whoosh.query import And, NumericRange, Or, Phrase, Prefix, Query, Term
 from whoosh.scoring import BM25F
 
 from kb.errors import KbError
+from kb.normalise import to_hant
 from kb.search.analysis import (gram_sequence, is_traditional, normalize, segmenter, strip_controls,
                                 words)
 from kb.search.citations import Cite, split_citations
@@ -488,7 +489,8 @@ class SearchEngine:
         text = (d.get("text_hant") if hant else None) or d.get("text_hans") or ""
         terms = [a for g in parsed.groups for a in g.strings() if a in self.hay[docnum]]
         return {
-            "id": d["id"], "citation": d.get("citation", ""), "work": d["work"],
+            "id": d["id"], "work": d["work"],
+            "citation": to_hant(d.get("citation", "")) if hant else d.get("citation", ""),
             "title": title, "score": round(float(score), 4),
             "snippet": highlight(text or title, terms),
         }
