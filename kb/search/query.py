@@ -59,6 +59,7 @@ TEXT_BOOST = 1.0
 CONTEXT_BOOST = 0.4
 GRAM_BOOST = 0.3
 SYNONYM_WEIGHT = 0.85
+LEAF_CACHE_SIZE = 20000  # matches of single-term / phrase queries kept per open index
 TWIN_WORKS = {"cbr1999": "laws1997", "laws1997": "cbr1999"}   # two translations, one lettering
 SUBWORD_WEIGHT = 0.3     # the dictionary words inside a long compound (门清一摸三 -> 门清)
 SUBWORD_MIN_LEN = 4
@@ -151,6 +152,7 @@ class SearchEngine:
         self._lock = threading.Lock()
         self._df: dict[tuple[str, str], int] = {}
         self._idf_cache: dict[str, float] = {}
+        self._leaf_cache: dict[tuple[str, str], tuple[tuple[int, float], ...]] = {}
         self.docs: dict[int, dict[str, Any]] = {}
         self.by_id: dict[str, int] = {}
         self.hay: dict[int, str] = {}
@@ -468,17 +470,30 @@ class SearchEngine:
         matchers (a 2048-slot score array per Or, block-quality maxima at every match in
         the collector) cost several times more than the scoring itself.
         """
-        s = self.searcher
-        ctx = s.context()
         acc: defaultdict[int, float] = defaultdict(float)
         for q in queries:
-            m = q.matcher(s, ctx)
-            while m.is_active():
-                d = m.id()
+            for d, score in self._matches(q):
                 if allowed is None or d in allowed:
-                    acc[d] += m.score()
-                m.next()
+                    acc[d] += score
         return acc
+
+    def _matches(self, q: Query) -> tuple[tuple[int, float], ...]:
+        """(docnum, score) of every match of one leaf query; the index is read-only, so a
+        leaf's matches never change and are kept (bounded) for the next query that uses it."""
+        key = (type(q).__name__, repr(q))
+        hit = self._leaf_cache.get(key)
+        if hit is None:
+            s = self.searcher
+            m = q.matcher(s, s.context())
+            found = []
+            while m.is_active():
+                found.append((m.id(), m.score()))
+                m.next()
+            hit = tuple(found)
+            if len(self._leaf_cache) >= LEAF_CACHE_SIZE:
+                self._leaf_cache.pop(next(iter(self._leaf_cache)))
+            self._leaf_cache[key] = hit
+        return hit
 
     # --- results ------------------------------------------------------------------
 
