@@ -79,6 +79,17 @@ def parse_limit(raw: str | None) -> int:
     return int(raw)
 
 
+def parse_laws(value: str | None) -> tuple[int, int] | None:
+    """The laws=N-M filter, validated like kb search --laws."""
+    if value is None or value == "":
+        return None
+    from kb.search.cli import parse_law_range
+    try:
+        return parse_law_range(value)
+    except KbError as exc:
+        raise BadRequest(str(exc).replace("--laws", "laws")) from None
+
+
 def parse_choice(name: str, raw: str | None, choices: tuple[str, ...]) -> str | None:
     """An optional argument that must be one of ``choices`` (empty means absent)."""
     if raw is None or raw == "":
@@ -128,13 +139,13 @@ class Service:
             return body
 
     def search_body(self, key: tuple[Any, ...]) -> bytes:
-        """The JSON answer for a validated (q, work, limit, script); KbError -> BadRequest."""
+        """The JSON answer for a validated (q, work, limit, script, laws); KbError -> BadRequest."""
         body = self.cached(key)
         if body is not None:
             return body
-        q, work, limit, script = key
+        q, work, limit, script, laws = key
         try:
-            results = self.engine.search(q, limit=limit, work=work, script=script)
+            results = self.engine.search(q, limit=limit, work=work, script=script, law_range=laws)
         except KbError as exc:
             raise BadRequest(" ".join(str(exc).split())) from None
         for r in results:
@@ -221,11 +232,13 @@ def openapi_schema() -> dict[str, Any]:
                                 "default": DEFAULT_LIMIT}},
                     {"name": "script", "in": "query", "schema": {"type": "string", "enum": list(SCRIPTS)},
                      "description": "script of titles and snippets (default: that of the query)"},
+                    {"name": "laws", "in": "query", "schema": {"type": "string", "pattern": "^\\d{1,2}(-\\d{1,2})?$"},
+                     "description": "only bridge laws N to M, e.g. 61-64"},
                 ],
                 "responses": {
                     "200": {"description": "results, best first", "content": {"application/json": {
                         "schema": {"type": "array", "items": {"$ref": "#/components/schemas/Result"}}}}},
-                    "400": err("a missing, empty or too long q; an unknown work; a bad limit or script"),
+                    "400": err("a missing, empty or too long q; an unknown work; a bad limit, script or laws"),
                 },
             }},
             "/api/clause/{id}": {"get": {
@@ -278,7 +291,8 @@ def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE) -> Star
         params = request.query_params
         try:
             key = (clean_query(params.get("q")), parse_choice("work", params.get("work"), WORKS),
-                   parse_limit(params.get("limit")), parse_choice("script", params.get("script"), SCRIPTS))
+                   parse_limit(params.get("limit")), parse_choice("script", params.get("script"), SCRIPTS),
+                   parse_laws(params.get("laws")))
             body = service.cached(key)
             if body is None:
                 body = await run_in_threadpool(service.search_body, key)

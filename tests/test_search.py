@@ -382,3 +382,14 @@ def test_cli_missing_records(tmp_path: Path):
     code = cli.main(["search", "明手", "--records", str(tmp_path / "none.jsonl"),
                      "--index", str(tmp_path / "ix")], stderr=err)
     assert code == 2 and "records file not found" in err.getvalue()
+
+
+def test_cli_law_range_filter(capsys):
+    from kb.search.cli import main, parse_law_range
+    assert parse_law_range("61-64") == (61, 64) and parse_law_range("45") == (45, 45)
+    with pytest.raises(KbError):
+        parse_law_range("64-61")
+    assert main(["--json", "--laws", "61-64", "藏牌"]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert results and all(r["citation"][:2] in {"61", "62", "63", "64"} for r in results)
+    assert main(["--laws", "abc", "藏牌"]) == 2

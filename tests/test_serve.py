@@ -253,3 +253,12 @@ def test_a_busy_port_is_one_clear_error():
             listen("127.0.0.1", busy.getsockname()[1])
     finally:
         busy.close()
+
+
+def test_search_filtered_by_law_range(client):
+    r = client.get("/api/search", params={"q": "藏牌", "laws": "61-64"})
+    assert r.status_code == 200
+    assert r.json() and all(61 <= int(x["citation"][:2]) <= 64 for x in r.json())
+    for bad in ("x", "64-61", "1-2-3"):
+        r = client.get("/api/search", params={"q": "藏牌", "laws": bad})
+        assert r.status_code == 400 and "laws" in r.json()["error"]

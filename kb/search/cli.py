@@ -14,6 +14,7 @@ and the exit status is 2 at the end.
 from __future__ import annotations
 
 import argparse
+import re
 import json
 import sys
 from pathlib import Path
@@ -47,12 +48,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--work", help="only this work (cbr1999, laws1997, twmj16)")
     p.add_argument("--limit", type=int, default=10, help="results per query (default 10)")
+    p.add_argument("--laws", default=None, metavar="N-M",
+                   help="only bridge laws N to M (e.g. 61-64, or 45 for one law)")
     p.add_argument("--script", choices=("hans", "hant"),
                    help="script of titles and snippets (default: that of the query)")
     p.add_argument("--records", type=Path, default=None,
                    help="records file (default build/records.jsonl, or under $KB_BUILD_DIR)")
     p.add_argument("--index", type=Path, default=None,
                    help="index directory (default build/index; rebuilt when stale)")
+
+
+def parse_law_range(text: str | None) -> tuple[int, int] | None:
+    """'61-64' -> (61, 64); '45' -> (45, 45); None -> None. Bad input raises KbError."""
+    if text is None:
+        return None
+    m = re.fullmatch(r"\s*(\d{1,2})\s*(?:[-–~至到]\s*(\d{1,2}))?\s*", text)
+    if not m:
+        raise KbError(f"--laws takes N or N-M (law numbers), not {text!r}")
+    lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+    if lo > hi:
+        raise KbError(f"--laws {text!r}: the first law is after the last")
+    return lo, hi
 
 
 def format_people(results: list[dict[str, Any]]) -> str:
@@ -83,7 +99,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
     stderr = stderr or sys.stderr
     query = " ".join(args.query) if isinstance(args.query, list) else args.query
     engine = SearchEngine.open(args.records, args.index)
-    opts = dict(limit=args.limit, work=args.work, script=args.script)
+    opts = dict(limit=args.limit, work=args.work, script=args.script, law_range=parse_law_range(args.laws))
 
     if query != "-":
         results = engine.search(query, **opts)
