@@ -101,24 +101,30 @@ def parse_suit(value: Any, field: str, *, optional: bool = False) -> str | None:
     """A suit letter from ``S H D C`` or ``♠ ♥ ♦ ♣``; ``None`` allowed if ``optional``."""
     if value is None and optional:
         return None
+    suit = _suit_letter(value)
+    if suit is None:
+        raise KbError(f"{field}: 无法识别的花色 {value!r}（应为 S、H、D、C 或 ♠♥♦♣）")
+    return suit
+
+
+def _suit_letter(value: Any) -> str | None:
+    """``S H D C`` from a letter or a suit symbol, else None."""
     if isinstance(value, str):
         text = value.strip().upper()
         text = SUIT_SYMBOLS.get(text, text)
         if text in SUITS and len(text) == 1:
             return text
-    raise KbError(f"{field}: 无法识别的花色 {value!r}（应为 S、H、D、C 或 ♠♥♦♣）")
+    return None
 
 
 def parse_strain(value: Any, field: str) -> str | None:
     """A trump suit, or ``None`` for no trumps (``"NT"`` or JSON null)."""
     if value is None or (isinstance(value, str) and value.strip().upper() in ("NT", "N")):
         return None
-    if isinstance(value, str):
-        text = value.strip().upper()
-        text = SUIT_SYMBOLS.get(text, text)
-        if text in SUITS and len(text) == 1:
-            return text
-    raise KbError(f"{field}: 无法识别的定约花色 {value!r}（应为 S、H、D、C 或 NT）")
+    suit = _suit_letter(value)
+    if suit is None:
+        raise KbError(f"{field}: 无法识别的定约花色 {value!r}（应为 S、H、D、C 或 NT）")
+    return suit
 
 
 def parse_seat(value: Any, field: str, *, optional: bool = False) -> str | None:

@@ -163,6 +163,21 @@ def words(text: str) -> list[str]:
     return [w for w, _, _ in cut(text)]
 
 
+def _fill(t: Token, value: str, text: str, start: int, end: int, pos: int, start_char: int,
+          positions: bool, chars: bool, keeporiginal: bool) -> Token:
+    """Set one reused whoosh Token to a word at value[start:end], position ``pos``."""
+    t.text = text
+    t.boost = 1.0
+    t.stopped = False
+    if keeporiginal:
+        t.original = value[start:end]
+    if positions:
+        t.pos = pos
+    if chars:
+        t.startchar, t.endchar = start_char + start, start_char + end
+    return t
+
+
 class JiebaTokenizer(Tokenizer):
     """Whoosh tokenizer: folded text cut by jieba, positions sequential, chars as offsets."""
 
@@ -196,17 +211,8 @@ class JiebaTokenizer(Tokenizer):
             return
         pos = start_pos
         for word, s, e in cut(value, self.userdict):
-            t.text = word
-            t.boost = 1.0
-            t.stopped = False
-            if keeporiginal:
-                t.original = value[s:e]
-            if positions:
-                t.pos = pos
-                pos += 1
-            if chars:
-                t.startchar, t.endchar = start_char + s, start_char + e
-            yield t
+            yield _fill(t, value, word, s, e, pos, start_char, positions, chars, keeporiginal)
+            pos += 1
 
 
 def gram_runs(text: str) -> list[tuple[str, int, int, bool]]:
@@ -279,16 +285,7 @@ class GramTokenizer(Tokenizer):
                         items.append((run[i:i + 2], s + i, s + i + 2, pos))
                     pos += 1
             for text, a, b, p in items:
-                t.text = text
-                t.boost = 1.0
-                t.stopped = False
-                if keeporiginal:
-                    t.original = value[a:b]
-                if positions:
-                    t.pos = p
-                if chars:
-                    t.startchar, t.endchar = start_char + a, start_char + b
-                yield t
+                yield _fill(t, value, text, a, b, p, start_char, positions, chars, keeporiginal)
 
 
 def word_analyzer():
