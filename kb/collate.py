@@ -153,7 +153,7 @@ def mahjong_punctuation(text: str) -> str:
     t = to_hans(text)
     t = t.replace("不求.自摸", "不求·自摸")
     t = re.sub(r"(?<=[\u4e00-\u9fff）)])\.(?=[\u4e00-\u9fff])", "、", t)
-    t = re.sub(r"\s*;+\s*", "；", t)
+    t = re.sub(r"\s*\.?\s*;+\s*", "；", t)
     t = re.sub(r"\s*,\s*", "，", t)
     t = re.sub(r"\s*:\s*", "：", t)
     t = t.replace("(", "（").replace(")", "）")
