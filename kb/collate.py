@@ -65,7 +65,9 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
             notes.append({"kind": "recovery",
                           "what": f"款号 {citation_label(path)} 系推定：抄本{lost}已失去款字母或项数字",
                           "from": "1997年规则结构中的位置（kb/data/outline）"})
-        if base.sigil in LOST_DIGITS and LOST_MARK in text:
+        if base.sigil in LOST_DIGITS:
+            title = mark_lost(title)
+        if base.sigil in LOST_DIGITS and LOST_MARK in text + title:
             notes.append({"kind": "loss", "what": f"{LOST_MARK} 表示抄本{base.sigil}已佚的数字或款字母；"
                                                   "没有其他抄本载有此款，无从补出",
                           "from": base.source})
@@ -96,6 +98,7 @@ def mark_lost(text: str) -> str:
     text = re.sub(r"(?<=[第、阅用见照述和及或])(?=条)", LOST_MARK, text)
     text = re.sub(r"(?<=条)(?=款)", LOST_MARK, text)
     text = re.sub(r"(?<=[阅述见])(?=款)", LOST_MARK, text)
+    text = re.sub(r"(?<=超过)(?=线)", LOST_MARK, text)          # 超过7线: the 7 is gone
     return text.replace("（）", f"（{LOST_MARK}）")
 
 
