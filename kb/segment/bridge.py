@@ -50,7 +50,7 @@ class Stream:
         return self.lines[i][0], self.lines[j][1]
 
 
-def _stream(adapted: Adapted) -> tuple[Stream, list[str]]:
+def _stream(adapted: Adapted, bare_headings: set[str]) -> tuple[Stream, list[str]]:
     raw_parts, hans_parts, starts, lines, dropped = [], [], [], [], []
     pos = 0
     for block in adapted.blocks:
@@ -59,7 +59,7 @@ def _stream(adapted: Adapted) -> tuple[Stream, list[str]]:
         raw, hans = block.text, to_hans(block.text)
         if len(raw) != len(hans):
             raise KbError(f"{adapted.source.path}:{block.lines[0]}: script conversion changed the text length")
-        if HEADING.match(hans) and "条" not in hans[:12] or hans in _bare_headings:
+        if HEADING.match(hans) and "条" not in hans[:12] or hans in bare_headings:
             dropped.append(hans)
             continue
         for m in reversed(list(HEADING_INLINE.finditer(hans))):
@@ -73,15 +73,10 @@ def _stream(adapted: Adapted) -> tuple[Stream, list[str]]:
     return Stream("\n".join(raw_parts), "\n".join(hans_parts), starts, lines), dropped
 
 
-_bare_headings: set[str] = set()
-
-
 def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
     """One Segment per outline node this witness holds, in reading order."""
     src = adapted.source
-    _bare_headings.clear()
-    _bare_headings.update(t for n in outline for (_, _, t) in n.headings)
-    stream, dropped = _stream(adapted)
+    stream, dropped = _stream(adapted, {t for n in outline for (_, _, t) in n.headings})
     for heading in dropped:
         adapted.log("chapter/part/section heading taken out of the text (kept in the outline)",
                     adapted.blocks[0].lines, heading)
@@ -104,7 +99,6 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
     notes: dict[str, list[dict]] = {}
     found: list[tuple[Node, int, int, int, str]] = []   # node, start, title_start, title_end, marker
     cursor = 0
-    law_bounds = {n.law: law_pos.get(n.law) for n in laws}
 
     def next_law_start(law: int) -> int:
         later = [p[0] for l, p in law_pos.items() if l > law and p is not None]
@@ -128,7 +122,7 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
             found.append((node, start, tstart, tend, ""))
             cursor = tend
             continue
-        hit = _find_title(hans, node, boundaries, markers, stream.starts, cursor, limit, marker_only)
+        hit = _find_title(hans, node, boundaries, markers, cursor, limit, marker_only)
         if hit is None:
             continue
         start, tstart, tend, marker = hit
@@ -174,7 +168,7 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
     if segments and fmt == "pinyin-glued" and not re.search(r"[。；）)]$", segments[-1].text):
         segments[-1].extra["truncated"] = True
         segments[-1].notes.append({"kind": "loss", "what": f"抄本{src.sigil}至此款中断", "from": src.file})
-    _attach_footnotes(adapted, stream, resolved, segments)
+    _attach_footnotes(adapted, segments)
     if fmt == "pinyin-glued" and law_pos and min(law_pos.values())[0] > 0:
         head = _clean(stream.raw[: min(v[0] for v in law_pos.values())])
         if head:
@@ -270,8 +264,9 @@ def _title_after(hans: str, at: int, node: Node) -> int | None:
     return None if node.titles else at
 
 
-def _find_title(hans: str, node: Node, boundaries: list[int], markers: dict[int, int], starts: list[int],
-                cursor: int, limit: int, marker_only: bool):
+def _find_title(hans: str, node: Node, boundaries: list[int], markers: dict[int, int],
+                cursor: int, limit: int, marker_only: bool) -> tuple[int, int, int, str] | None:
+    """(start, title start, title end, marker) of a node's heading at a boundary in [cursor, limit)."""
     i = bisect.bisect_left(boundaries, cursor)
     if not node.titles:
         for b in boundaries[i:]:
@@ -316,8 +311,8 @@ def _clean(text: str) -> str:
     return re.sub(r"\s*(?:[A-H]|\d{1,2}|l)?\s*[．.、]?\s*$", "", text) if re.search(r"(?:[A-H]|\d)\s*[．.、]\s*$", text) else text
 
 
-def _attach_footnotes(adapted: Adapted, stream: Stream, resolved, segments: list[Segment]) -> None:
-    text_blocks = [i for i, b in enumerate(adapted.blocks) if b.kind == "text"]
+def _attach_footnotes(adapted: Adapted, segments: list[Segment]) -> None:
+    """Each footnote goes to the last (most specific) segment whose lines hold its mark."""
     for b in adapted.blocks:
         if b.kind != "footnote":
             continue
@@ -331,4 +326,3 @@ def _attach_footnotes(adapted: Adapted, stream: Stream, resolved, segments: list
             raise KbError(f"{adapted.source.path}:{b.lines[0]}: footnote [{b.label}] has no clause to attach to")
         target.footnotes.append({"n": b.label, "text": b.text, "source": adapted.source.file,
                                  "lines": list(b.lines)})
-    del text_blocks

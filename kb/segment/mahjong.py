@@ -45,16 +45,14 @@ def segment(adapted: Adapted, work: str) -> list[Segment]:
             raise KbError(f"{where}: numbered item before any section")
         m = ITEM.match(block.text)
         n = int(m.group("n"))
-        while stack and n != stack[-1] + 1 and not (n == 1):
-            stack.pop()
-        if not stack or n == 1:
-            if n != 1 and not stack:
-                raise KbError(f"{where}: item {n} does not continue any list (expected 1)")
-            stack.append(n) if n == 1 else None
-        else:
-            stack[-1] = n
-        if n == 1 and (len(stack) == 0 or stack[-1] != 1):
+        if n == 1:                  # a list starts: one level deeper (七抢一's cases, 错杠之处理)
             stack.append(1)
+        else:                       # the next item of this list or of an enclosing one
+            while stack and stack[-1] != n - 1:
+                stack.pop()
+            if not stack:
+                raise KbError(f"{where}: item {n} does not continue any list")
+            stack[-1] = n
         path = [str(x) for x in stack]
         body = block.text[m.end():]
         title, tai = "", None
