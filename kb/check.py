@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from kb import build as b
+from kb.normalise import to_hant
 from kb.records import read_jsonl
 
 SEGMENTED_TERMS = ("明手", "藏牌", "罚张", "定约人")
@@ -59,7 +60,6 @@ def _search_index_problems(site: Path) -> list[str]:
         text = "".join(d.get("text", "") + d.get("title", "") for d in docs)
         for term in SEGMENTED_TERMS:
             if edition == "hant":
-                from kb.normalise import to_hant
                 term = to_hant(term)
             if f"\u200b{term}\u200b" not in text:
                 problems.append(f"{path}: built search index not segmented for '{term}'")

@@ -10,10 +10,9 @@ def link_records(records: list[Record]) -> None:
         from kb.xref import record_refs
     except ImportError:      # until the extractor lands
         return
-    ids = {r.id for r in records}
     by_id = {r.id: r for r in records}
     for rec in records:
-        rec.refs = [ref.to_json() for ref in record_refs(rec, ids.__contains__)]
+        rec.refs = [ref.to_json() for ref in record_refs(rec, by_id.__contains__)]
         rec.cited_by = []
     for rec in records:
         for ref in rec.refs:

@@ -54,11 +54,6 @@ def _hant_usage() -> tuple[tuple[str, str], ...]:
     return tuple((a, b) for a, b, _why in read_tsv("hant-usage.tsv", 3))
 
 
-def is_traditional(text: str) -> bool:
-    """True if the text changes under t2s (it was typed in Traditional)."""
-    return _converter("t2s").convert(text) != text
-
-
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)
 
 

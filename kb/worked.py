@@ -56,9 +56,9 @@ def _block(ex: dict) -> str:
 
 
 def _bridge_command(function: str) -> str:
-    return {"legal_cards": "trick", "trick_winner": "trick", "is_revoke": "revoke",
-            "revoke_established": "revoke", "revoke_adjustment": "revoke", "penalty_card_kind": "penalty-card",
-            "penalty_card_obligations": "penalty-card", "designate": "designate"}.get(function, function)
+    """The `kb bridge` subcommand that runs a rules function (from the bridge CLI's own table)."""
+    from kb.rules.bridge import _DISPATCH
+    return next((sub for sub, pairs in _DISPATCH.items() if any(fn == function for _, fn in pairs)), function)
 
 
 def _mahjong_summary(hand: dict, result: dict) -> str:

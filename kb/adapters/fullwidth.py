@@ -11,6 +11,7 @@ import re
 
 from kb.adapters import Adapted, Block
 from kb.errors import KbError
+from kb.normalise import fold_width
 from kb.sources import Source
 
 PAGE_BREAK = re.compile(r"^\s*downtown\s*$")
@@ -35,7 +36,7 @@ def _first_sentence(text: str) -> int:
 
 
 def _number(label: str) -> str:
-    return str(int(label.translate({c: c - 0xFEE0 for c in range(0xFF10, 0xFF1A)})))
+    return str(int(fold_width(label)))
 
 
 def adapt(source: Source, text: str) -> Adapted:
