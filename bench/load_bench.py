@@ -113,7 +113,7 @@ async def _client(host: str, port: int, paths: list[str], start: int, deadline: 
                     if name.strip().lower() == "content-length":
                         length = int(value)
                 body = await reader.readexactly(length)
-            except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, ValueError) as exc:
+            except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError) as exc:
                 errors.append(f"{path}: {type(exc).__name__}")
                 writer.close()
                 reader, writer = await asyncio.open_connection(host, port)

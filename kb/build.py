@@ -79,10 +79,7 @@ def build(out: Path | None = None, *, with_site: bool = True) -> Path:
 
 
 def _build_index(tmp: Path) -> None:
-    try:
-        from kb.search.index import build_index
-    except ImportError:          # the search stage is optional until it lands
-        return
+    from kb.search.index import build_index
     build_index(tmp / "records.jsonl", tmp / "index")
 
 

@@ -12,16 +12,18 @@ import difflib
 import re
 from collections import defaultdict
 
-from kb.adapters.curated import read_tsv
+from kb import works
+from kb.curated import Table, read_table
 from kb.errors import KbError
 from kb.normalise import comparison_form, to_hans, to_hant
 from kb.records import Record, Witness
 from kb.segment import Segment
 from kb.segment.outline import Node, citation_label, split_cite
 
-PREFERENCE = {"cbr1999": ["004", "000", "002"], "laws1997": ["003"], "twmj16": ["001"]}
 LOST_DIGITS = {"002"}               # witnesses that lost every Arabic digit and clause letter
 LOST_MARK = "□"
+EMENDATIONS = Table("emendations.tsv", ("work", "citation", "wrong", "right", "support", "why"),
+                    unique=("work", "citation", "wrong"))
 
 
 def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> list[Record]:
@@ -39,7 +41,7 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
             continue
         node = nodes.get(cite)
         path = node.path if node else split_cite(cite)
-        segs = sorted(segs, key=lambda s: PREFERENCE[work].index(s.sigil))
+        segs = sorted(segs, key=lambda s: _trust(work, s.sigil))
         base = segs[0]
         text = tidy(to_hans(base.text))
         if base.sigil in LOST_DIGITS:
@@ -123,6 +125,14 @@ def variants(segs: list[Segment]) -> list[dict]:
     return out
 
 
+def _trust(work: str, sigil: str) -> int:
+    """A witness's rank in its work's order of trust (kb/data/works.toml)."""
+    order = works.get(work).witnesses
+    if sigil not in order:
+        raise KbError(f"kb/data/works.toml: work '{work}' does not list witness {sigil} among its witnesses")
+    return order.index(sigil)
+
+
 def _form(text: str, strip_lost: bool) -> str:
     form = comparison_form(text)
     return re.sub(r"[0-9A-Za-z]", "", form) if strip_lost else form
@@ -130,9 +140,9 @@ def _form(text: str, strip_lost: bool) -> str:
 
 def _emendations(work: str) -> dict[str, list[tuple[str, str, str, str]]]:
     out: dict[str, list] = defaultdict(list)
-    for w, cite, wrong, right, support, why in read_tsv("emendations.tsv", 6):
-        if w == work:
-            out[cite].append((wrong, right, support, why))
+    for row in read_table(EMENDATIONS):
+        if row["work"] == work:
+            out[row["citation"]].append((row["wrong"], row["right"], row["support"], row["why"]))
     return out
 
 

@@ -2,14 +2,11 @@
 from __future__ import annotations
 
 from kb.records import Record
+from kb.xref import record_refs
 
 
 def link_records(records: list[Record]) -> None:
     """Find, resolve and record every reference; fill the backlinks."""
-    try:
-        from kb.xref import record_refs
-    except ImportError:      # until the extractor lands
-        return
     by_id = {r.id: r for r in records}
     for rec in records:
         rec.refs = [ref.to_json() for ref in record_refs(rec, by_id.__contains__)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import opencc
 
@@ -21,7 +21,7 @@ CONVERSION_FIXES = {"冇": "没"}
 _WIDE = {c: c - 0xFEE0 for c in [*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B)]}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _converter(config: str) -> opencc.OpenCC:
     return opencc.OpenCC(config)
 
@@ -50,8 +50,9 @@ def to_hant(text_hans: str) -> str:
 
 @lru_cache(maxsize=1)
 def _hant_usage() -> tuple[tuple[str, str], ...]:
-    from kb.adapters.curated import read_tsv
-    return tuple((a, b) for a, b, _why in read_tsv("hant-usage.tsv", 3))
+    from kb.curated import Table, read_table
+    table = Table("hant-usage.tsv", ("s2tw_form", "usual_form", "why"), unique=("s2tw_form",))
+    return tuple((row["s2tw_form"], row["usual_form"]) for row in read_table(table))
 
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)

@@ -8,9 +8,10 @@ read them and never re-parse the raw texts.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 
 @dataclass
@@ -51,7 +52,7 @@ class Record:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> "Record":
+    def from_json(cls, obj: dict[str, Any]) -> Record:
         data = dict(obj)
         data["witnesses"] = [Witness(**w) for w in data.get("witnesses", [])]
         return cls(**data)

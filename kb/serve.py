@@ -28,9 +28,10 @@ import sys
 import threading
 import unicodedata
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -41,9 +42,10 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from kb import works
 from kb.errors import KbError
 
-WORKS = ("cbr1999", "laws1997", "twmj16")
+WORKS = works.work_ids()
 SCRIPTS = ("hans", "hant")
 MAX_QUERY_CHARS = 500
 MAX_LIMIT = 50

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kb.errors import KbError
+from kb.works import work_ids
 
 SOURCES_DIR = Path(__file__).parent / "sources"
 
@@ -16,7 +17,6 @@ def sources_dir() -> Path:
     """The witnesses' folder: kb/sources, or $KB_SOURCES_DIR (for testing damaged copies)."""
     return Path(os.environ.get("KB_SOURCES_DIR") or SOURCES_DIR)
 FORMATS = ("json-envelope", "pinyin-glued", "fullwidth-paged", "outline-table", "bullet-list")
-WORKS = ("cbr1999", "laws1997", "twmj16")
 FIELDS = ("file", "sigil", "work", "script", "format", "sha256")
 
 
@@ -79,8 +79,9 @@ def load_manifest(folder: Path | None = None) -> list[Source]:
         if entry["format"] not in FORMATS:
             raise KbError(f"{where} ({entry['file']}): unknown format '{entry['format']}' "
                           f"(known: {', '.join(FORMATS)})")
-        if entry["work"] not in WORKS:
-            raise KbError(f"{where} ({entry['file']}): unknown work '{entry['work']}'")
+        if entry["work"] not in work_ids():
+            raise KbError(f"{where} ({entry['file']}): unknown work '{entry['work']}' "
+                          f"(kb/data/works.toml lists {', '.join(work_ids())})")
         path = folder / entry["file"]
         if not path.is_file():
             raise KbError(f"{path}: listed in the manifest but missing")

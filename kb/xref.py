@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 __all__ = [
     "Citation", "Ref", "find_references", "resolve", "resolve_all", "record_refs", "annotate",
@@ -117,7 +118,7 @@ class Ref:
         return out
 
     @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> "Ref":
+    def from_json(cls, obj: dict[str, Any]) -> Ref:
         return cls(text=obj["text"], span=(obj["span"][0], obj["span"][1]),
                    target=obj.get("target"), status=obj["status"],
                    coarser=obj.get("coarser", False), wanted=obj.get("wanted"),

@@ -12,10 +12,10 @@ phrase (是为天听, 合称"门清一摸三").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
 
 from kb.errors import KbError
 from kb.xref import Ref, fold

@@ -8,12 +8,24 @@ import re
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kb.errors import KbError
 from kb.rules.bridge import (
-    CLAUSES, EXAMPLES_PATH, FUNCTIONS, check_examples, designate, is_revoke, legal_cards, main,
-    penalty_card_kind, penalty_card_obligations, revoke_adjustment, revoke_established, trick_winner,
+    CLAUSES,
+    EXAMPLES_PATH,
+    FUNCTIONS,
+    check_examples,
+    designate,
+    is_revoke,
+    legal_cards,
+    main,
+    penalty_card_kind,
+    penalty_card_obligations,
+    revoke_adjustment,
+    revoke_established,
+    trick_winner,
 )
 from kb.rules.bridge_cards import RANKS, SEATS, SUITS
 from kb.rules.bridge_registry import call
@@ -206,8 +218,8 @@ def test_46B4_card_not_in_dummy():
 
 def test_46A_full_designation():
     # 46A「应清楚地说出所要打出牌张的花色及牌点」
-    for call in ("黑桃Q", "QS", "SQ", "♠Q", "打黑桃Q"):
-        r = designate(call, DUMMY, led_suit="S")
+    for said in ("黑桃Q", "QS", "SQ", "♠Q", "打黑桃Q"):
+        r = designate(said, DUMMY, led_suit="S")
         assert r.card == "QS" and r.rule == "46A" and r.legal
 
 

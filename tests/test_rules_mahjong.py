@@ -13,8 +13,16 @@ from hypothesis import strategies as st
 from kb.errors import KbError
 from kb.rules import mahjong
 from kb.rules.mahjong import (
-    EXCLUSIONS, INTERPRETATIONS, PATTERNS, check_examples, clause, known_clauses, load_examples,
-    main, parse_hand, score,
+    EXCLUSIONS,
+    INTERPRETATIONS,
+    PATTERNS,
+    check_examples,
+    clause,
+    known_clauses,
+    load_examples,
+    main,
+    parse_hand,
+    score,
 )
 from kb.rules.mahjong_tiles import TILES, chow_tiles, expand
 

@@ -13,8 +13,16 @@ from whoosh.query import Phrase
 
 from kb.errors import KbError
 from kb.search import cli
-from kb.search.analysis import (GramTokenizer, JiebaTokenizer, fold, gram_sequence,
-                                is_traditional, normalize, word_analyzer, words)
+from kb.search.analysis import (
+    GramTokenizer,
+    JiebaTokenizer,
+    fold,
+    gram_sequence,
+    is_traditional,
+    normalize,
+    word_analyzer,
+    words,
+)
 from kb.search.citations import chinese_number, parse_citation, split_citations
 from kb.search.index import META_FILE, build_index, is_fresh, open_index, read_meta
 from kb.search.query import SearchEngine, highlight, plain_snippet, search

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import opencc
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from kb.xref import (Citation, Ref, annotate, find_references, find_term_references, fold,
-                     resolve, resolve_all)
+from kb.xref import Citation, Ref, annotate, find_references, find_term_references, fold, resolve, resolve_all
 from kb.xref_mahjong import TERMS_PATH, load_terms
 
 _T2S = opencc.OpenCC("t2s")

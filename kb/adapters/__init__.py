@@ -7,8 +7,8 @@ may be dropped, nothing else may reach a block.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from kb.errors import KbError
 from kb.sources import Source

@@ -20,12 +20,12 @@ SECTION = re.compile(r"^第[一二三四五六七八九十]+[章节部]")
 def adapt(source: Source, text: str) -> Adapted:
     out = Adapted(source, [])
     lines = text.split("\n")
-    kept = [(n, l.strip()) for n, l in enumerate(lines, 1) if l.strip()]
-    debris = [n for n, l in enumerate(lines, 1) if l.strip() and TABLE_DEBRIS.match(l)]
+    kept = [(n, ln.strip()) for n, ln in enumerate(lines, 1) if ln.strip()]
+    debris = [n for n, ln in enumerate(lines, 1) if ln.strip() and TABLE_DEBRIS.match(ln)]
     if debris:
         out.log("table debris removed", (debris[0], debris[-1]), f"{len(debris)} '|' lines")
-    kept = [(n, l) for n, l in kept if not TABLE_DEBRIS.match(l)]
-    start = next((i for i, (_, l) in enumerate(kept) if TEXT_CLAUSE.match(l)), len(kept))
+    kept = [(n, ln) for n, ln in kept if not TABLE_DEBRIS.match(ln)]
+    start = next((i for i, (_, ln) in enumerate(kept) if TEXT_CLAUSE.match(ln)), len(kept))
     # Chapter/part/section headings just before the first clause belong to the text part.
     while start > 0 and SECTION.match(kept[start - 1][1]):
         start -= 1

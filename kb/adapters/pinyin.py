@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from kb.adapters import Adapted, Block
-from kb.adapters.curated import read_tsv
+from kb.curated import Table, read_table
 from kb.errors import KbError
 from kb.sources import Source
 
@@ -18,16 +18,23 @@ LABEL = re.compile(r"^\s*【[^】]{1,12}】\s*")
 LEFTOVER = re.compile(rf"[\ue000-\uf8ff?]|\([a-z{TONES}]+\)")
 
 
+REPAIRS = Table("repairs/002-mojibake.tsv", ("wrong", "right", "why"), unique=("wrong",))
+
+
 def adapt(source: Source, text: str) -> Adapted:
     out = Adapted(source, [])
     lines = text.split("\n")
+    repairs = read_table(REPAIRS)
+    used: set[str] = set()
     for n, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        for wrong, right, _ in read_tsv("repairs/002-mojibake.tsv", 3):
+        for row in repairs:
+            wrong, right = row["wrong"], row["right"]
             count = line.count(wrong)
             if count:
                 line = line.replace(wrong, right)
+                used.add(wrong)
                 out.log("mis-decoded run", (n, n), f"{wrong!r} -> {right} ×{count}")
         line, count = PINYIN.subn("", line)
         if count:
@@ -42,4 +49,7 @@ def adapt(source: Source, text: str) -> Adapted:
                           f"'{line[max(0, bad.start() - 8):bad.end() + 8]}'")
         if line.strip():
             out.blocks.append(Block(line.strip(), (n, n)))
+    for row in repairs:
+        if row["wrong"] not in used:
+            raise KbError(f"{row.where}: repair {row['wrong']!r} matches nothing in {source.path}")
     return out

@@ -48,14 +48,21 @@ from kb.rules.bridge_cards import Result
 from kb.rules.bridge_dummy import DESIGNATE_CLAUSES, designate
 from kb.rules.bridge_examples import EXAMPLES_PATH, check_examples
 from kb.rules.bridge_penalty import (
-    PENALTY_CARD_KIND_CLAUSES, PENALTY_CARD_OBLIGATIONS_CLAUSES, penalty_card_kind, penalty_card_obligations,
+    PENALTY_CARD_KIND_CLAUSES,
+    PENALTY_CARD_OBLIGATIONS_CLAUSES,
+    penalty_card_kind,
+    penalty_card_obligations,
 )
 from kb.rules.bridge_play import LEGAL_CARDS_CLAUSES, TRICK_WINNER_CLAUSES, legal_cards, trick_winner
+from kb.rules.bridge_registry import FUNCTIONS, call
 from kb.rules.bridge_revoke import (
-    IS_REVOKE_CLAUSES, REVOKE_ADJUSTMENT_CLAUSES, REVOKE_ESTABLISHED_CLAUSES, is_revoke, revoke_adjustment,
+    IS_REVOKE_CLAUSES,
+    REVOKE_ADJUSTMENT_CLAUSES,
+    REVOKE_ESTABLISHED_CLAUSES,
+    is_revoke,
+    revoke_adjustment,
     revoke_established,
 )
-from kb.rules.bridge_registry import FUNCTIONS, call
 
 __all__ = [
     "legal_cards", "trick_winner", "is_revoke", "revoke_established", "revoke_adjustment",

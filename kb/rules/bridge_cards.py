@@ -7,8 +7,9 @@ Every parser raises :class:`KbError` with a one-line message naming the field.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
-from typing import Any, Iterable, NamedTuple
+from typing import Any, NamedTuple
 
 from kb.errors import KbError
 

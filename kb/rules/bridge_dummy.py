@@ -7,8 +7,20 @@ from typing import Any
 
 from kb.errors import KbError
 from kb.rules.bridge_cards import (
-    RANKS, SUIT_NAMES, SUIT_SYMBOLS, Card, Result, cids, disjoint, labels, parse_bool, parse_cards,
-    parse_strain, parse_suit, sort_cards, winning_index,
+    RANKS,
+    SUIT_NAMES,
+    SUIT_SYMBOLS,
+    Card,
+    Result,
+    cids,
+    disjoint,
+    labels,
+    parse_bool,
+    parse_cards,
+    parse_strain,
+    parse_suit,
+    sort_cards,
+    winning_index,
 )
 from kb.rules.bridge_play import legal_set
 

@@ -6,8 +6,19 @@ from typing import Any
 
 from kb.errors import KbError
 from kb.rules.bridge_cards import (
-    SUIT_NAMES, Card, Result, cids, disjoint, labels, parse_bool, parse_card, parse_cards,
-    parse_choice, parse_int, parse_suit, sort_cards,
+    SUIT_NAMES,
+    Card,
+    Result,
+    cids,
+    disjoint,
+    labels,
+    parse_bool,
+    parse_card,
+    parse_cards,
+    parse_choice,
+    parse_int,
+    parse_suit,
+    sort_cards,
 )
 from kb.rules.bridge_play import legal_set
 

@@ -6,8 +6,19 @@ from typing import Any
 
 from kb.errors import KbError
 from kb.rules.bridge_cards import (
-    SEAT_NAMES, SUIT_NAMES, Card, Result, cids, labels, next_seat, parse_cards, parse_seat,
-    parse_strain, parse_suit, sort_cards, winning_index,
+    SEAT_NAMES,
+    SUIT_NAMES,
+    Card,
+    Result,
+    cids,
+    labels,
+    next_seat,
+    parse_cards,
+    parse_seat,
+    parse_strain,
+    parse_suit,
+    sort_cards,
+    winning_index,
 )
 
 LEGAL_CARDS_CLAUSES = cids("44A", "44C", "44D")

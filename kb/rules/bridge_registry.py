@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from kb.errors import KbError
 from kb.rules.bridge_cards import Result

@@ -6,8 +6,20 @@ from typing import Any
 
 from kb.errors import KbError
 from kb.rules.bridge_cards import (
-    SEAT_NAMES, SIDE_NAMES, SUIT_NAMES, Result, cids, parse_bool, parse_card, parse_cards, parse_choice,
-    parse_int, parse_seat, parse_suit, partner, side,
+    SEAT_NAMES,
+    SIDE_NAMES,
+    SUIT_NAMES,
+    Result,
+    cids,
+    parse_bool,
+    parse_card,
+    parse_cards,
+    parse_choice,
+    parse_int,
+    parse_seat,
+    parse_suit,
+    partner,
+    side,
 )
 
 IS_REVOKE_CLAUSES = cids("61A", "44A", "44C", "44D")

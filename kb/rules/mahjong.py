@@ -40,14 +40,28 @@ import json
 import sys
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from kb.errors import KbError
 from kb.rules.mahjong_tiles import (
-    FLOWERS, INDEX, TILES, WINDS, chow_tiles, counts_of, decompositions, is_chow,
-    is_dragon, is_honor, is_wind, lilgu_pung, suit_of, tile_name, waits,
+    FLOWERS,
+    INDEX,
+    TILES,
+    WINDS,
+    chow_tiles,
+    counts_of,
+    decompositions,
+    is_chow,
+    is_dragon,
+    is_honor,
+    is_wind,
+    lilgu_pung,
+    suit_of,
+    tile_name,
+    waits,
 )
 
 WORK = "twmj16"

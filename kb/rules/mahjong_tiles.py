@@ -8,7 +8,7 @@ lowest tile) or ``"pung"``.
 """
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 SUITS = ("m", "p", "s")
 WINDS = ("E", "S", "W", "N")

@@ -20,9 +20,9 @@ import hashlib
 import logging
 import threading
 import unicodedata
+from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterator
 
 import jieba
 import opencc

@@ -14,11 +14,12 @@ and the exit status is 2 at the end.
 from __future__ import annotations
 
 import argparse
-import re
 import json
+import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence, TextIO
+from typing import Any, TextIO
 
 from kb.errors import KbError
 

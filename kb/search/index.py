@@ -14,8 +14,9 @@ import os
 import secrets
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from whoosh import index as whoosh_index
 from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema

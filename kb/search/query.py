@@ -19,21 +19,23 @@ import os
 import re
 import threading
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 from whoosh import index as whoosh_index
 from whoosh.query import And, NumericRange, Or, Phrase, Prefix, Query, Term
 from whoosh.scoring import BM25F
 
+from kb import works
 from kb.errors import KbError
 from kb.normalise import to_hant
-from kb.search.analysis import (gram_sequence, is_traditional, normalize, segmenter, strip_controls,
-                                words)
+from kb.search.analysis import gram_sequence, is_traditional, normalize, segmenter, strip_controls, words
 from kb.search.citations import Cite, split_citations
 from kb.search.index import open_index
 from kb.search.synonyms import Synonyms, load_synonyms
+
 
 def build_dir() -> Path:
     """The build directory: $KB_BUILD_DIR or ./build (as ``kb --build-dir`` sets it)."""
@@ -48,7 +50,7 @@ def default_index() -> Path:
     return build_dir() / "index"
 
 
-WORK_ORDER = ("cbr1999", "laws1997", "twmj16")
+WORK_ORDER = works.work_ids()
 MAX_QUERY_CHARS = 1000
 MAX_GROUPS = 24
 MAX_LIMIT = 1000
@@ -60,7 +62,6 @@ CONTEXT_BOOST = 0.4
 GRAM_BOOST = 0.3
 SYNONYM_WEIGHT = 0.85
 LEAF_CACHE_SIZE = 20000  # matches of single-term / phrase queries kept per open index
-TWIN_WORKS = {"cbr1999": "laws1997", "laws1997": "cbr1999"}   # two translations, one lettering
 SUBWORD_WEIGHT = 0.3     # the dictionary words inside a long compound (门清一摸三 -> 门清)
 SUBWORD_MIN_LEN = 4
 COVERAGE_POWER = 1.0
@@ -168,7 +169,7 @@ class SearchEngine:
 
     @classmethod
     def open(cls, records_path: Path | str | None = None,
-             index_dir: Path | str | None = None) -> "SearchEngine":
+             index_dir: Path | str | None = None) -> SearchEngine:
         """Open (rebuilding first if stale) the index of ``records_path``."""
         return cls(open_index(records_path or default_records(), index_dir or default_index()))
 
@@ -345,7 +346,7 @@ class SearchEngine:
             placed.add(docnum)
             doc_id = self.docs[docnum]["id"]
             work, _, local = doc_id.partition(":")
-            twin_work = TWIN_WORKS.get(work)
+            twin_work = works.twin_of(work)
             twin = self.by_id.get(f"{twin_work}:{local}") if twin_work else None
             if twin is not None and twin not in placed:
                 out.append((twin, score))

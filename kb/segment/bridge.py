@@ -101,7 +101,7 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
     cursor = 0
 
     def next_law_start(law: int) -> int:
-        later = [p[0] for l, p in law_pos.items() if l > law and p is not None]
+        later = [p[0] for other, p in law_pos.items() if other > law and p is not None]
         return min(later) if later else len(hans)
 
     for node in outline:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 
 from kb.adapters import Adapted
-from kb.adapters.curated import read_tsv
 from kb.errors import KbError
 from kb.segment import Segment
+from kb.works import sections
 
 SECTION = re.compile(r"^(?P<title>[^:：]{1,16}?)\s*[:：]\s*")
 ITEM = re.compile(r"^(?P<n>\d{1,2})\.\s*")
@@ -21,7 +21,7 @@ ITEM_TITLE = re.compile(r"^(?P<title>[^:：,，.。;；()（）]{1,10})\s*[:：]
 
 def segment(adapted: Adapted, work: str) -> list[Segment]:
     src = adapted.source
-    slugs = {title: (slug, short) for title, slug, short, _page in read_tsv("mahjong/sections.tsv", 4)}
+    slugs = {row["heading"]: (row["slug"], row["citation"]) for row in sections(work)}
     segments: list[Segment] = []
     section: tuple[str, str] | None = None
     stack: list[int] = []           # numbering at each nesting level

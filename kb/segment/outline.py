@@ -10,9 +10,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kb import works
+from kb.curated import DATA_DIR, read_lines, split_line
 from kb.errors import KbError
 
-OUTLINE_DIR = Path(__file__).resolve().parent.parent / "data" / "outline"
 CITE = re.compile(r"^(\d{1,2})(?:([A-H])(?:(\d{1,2})([a-e])?)?)?$")
 LEVELS = ("law", "clause", "item", "subitem")
 
@@ -51,20 +52,21 @@ def split_cite(cite: str) -> list[str]:
 
 
 def load_outline(work: str, path: Path | None = None) -> list[Node]:
-    path = path or OUTLINE_DIR / f"{work}.tsv"
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise KbError(f"{path}: cannot read: {exc.strerror}") from None
+    """A bridge work's outline (its file named in kb/data/works.toml), every line checked."""
+    path = path or DATA_DIR / works.get(work).outline
+    lines = read_lines(path)
     nodes: list[Node] = []
     seen: set[str] = set()
     pending: list[tuple[str, str, str]] = []
     for n, line in enumerate(lines, 1):
-        if not line.strip() or line.startswith("#"):
+        raw = split_line(line)
+        if raw is None:
             continue
-        cells = [c.strip() for c in line.split("\t")]
+        cells = [c.strip() for c in raw]
+        if len(cells) > 3:
+            raise KbError(f"{path}:{n}: expected at most 3 tab-separated columns, got {len(cells)}")
         if cells[0].startswith("="):
-            if len(cells) < 3 or cells[0][1:] not in ("chapter", "part", "section"):
+            if len(cells) != 3 or cells[0][1:] not in ("chapter", "part", "section"):
                 raise KbError(f"{path}:{n}: heading lines are =chapter|part|section<TAB>LABEL<TAB>TITLE")
             pending.append((cells[0][1:], cells[1], cells[2]))
             continue

@@ -89,8 +89,8 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
         proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(cfg)],
                               capture_output=True, text=True, cwd=ROOT)
         if proc.returncode != 0:
-            lines = [l for l in (proc.stderr + proc.stdout).splitlines() if l.strip()]
-            first = next((l for l in lines if "WARNING" in l or "ERROR" in l), lines[-1] if lines else "failed")
+            lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
+            first = next((ln for ln in lines if "WARNING" in ln or "ERROR" in ln), lines[-1] if lines else "failed")
             raise KbError(f"mkdocs build of the {script} edition failed: {first.strip()}")
         # mkdocs' 404 page links root-absolutely (for a site at the server root); ours sits
         # under /hans/ and /hant/, so the server answers 404s itself.
@@ -105,7 +105,7 @@ def _userdict(work: Path, script: str) -> Path:
     if not src.is_file():
         raise KbError(f"{src}: missing")
     dest = work / f"userdict-{script}.txt"
-    lines = [l for l in src.read_text(encoding="utf-8").splitlines() if l.strip() and not l.startswith("#")]
+    lines = [ln for ln in src.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
     text = "\n".join(lines) + "\n"
     dest.write_text(text if script == "hans" else to_hant(text), encoding="utf-8")
     return dest

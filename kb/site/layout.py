@@ -11,14 +11,10 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from kb.adapters.curated import read_tsv
+from kb import works
 from kb.records import Record
 
-WORK_TITLES = {
-    "cbr1999": ("中国桥牌竞赛规则（1999）", "中國橋牌競賽規則（1999）"),
-    "laws1997": ("1997 年桥牌规则（另一中译本）", "1997 年橋牌規則（另一中譯本）"),
-    "twmj16": ("台湾十六张麻将竞赛规则", "台灣十六張麻將競賽規則"),
-}
+WORK_TITLES = {w.id: (w.title_hans, w.title_hant) for w in works.all_works()}
 MAHJONG_PAGES = {
     "patterns": ("计台名堂与台数", "計台名堂與台數"),
     "terms": ("基本名称与胡牌", "基本名稱與胡牌"),
@@ -44,12 +40,13 @@ class Layout:
     def __init__(self, records: list[Record]):
         self.records = records
         self.by_id = {r.id: r for r in records}
-        section_page = {slug: page for _t, slug, _s, page in read_tsv("mahjong/sections.tsv", 4)}
+        section_page = {(w.id, row["slug"]): row["page"]
+                        for w in works.of_kind("sectioned") for row in works.sections(w.id)}
         self.pages: dict[str, list[Record]] = defaultdict(list)
         self.place: dict[str, Place] = {}
         for rec in records:
-            if rec.work == "twmj16":
-                page = f"twmj16/{section_page[rec.path[0]]}.md"
+            if works.get(rec.work).kind == "sectioned":
+                page = f"{rec.work}/{section_page[(rec.work, rec.path[0])]}.md"
             else:
                 page = f"{rec.work}/law-{rec.law}.md"
             self.pages[page].append(rec)
@@ -58,7 +55,8 @@ class Layout:
         for rec in records:
             if rec.law is not None and rec.level == "law":
                 laws[rec.law].add(rec.work)
-        self.compared = sorted(law for law, works in laws.items() if {"cbr1999", "laws1997"} <= works)
+        self.compared = sorted(law for law, held in laws.items()
+                               if any(works.twin_of(w) in held for w in held))
 
     def laws(self, work: str) -> list[Record]:
         return [r for r in self.records if r.work == work and r.level == "law"]

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Callable
 
 from kb.normalise import to_hant
 from kb.records import Record

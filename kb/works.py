@@ -1,0 +1,130 @@
+"""The works registry (kb/data/works.toml): every stage asks it which rule books exist.
+
+A work is a rule book: its stable id (the prefix of its record ids), its kind (which
+segmenter reads it), its titles, how it names a law, its witnesses in order of trust, and
+the work that translates the same original with the same lettering (its twin).
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from kb.curated import DATA_DIR, Row, Table, read_table
+from kb.errors import KbError
+
+KINDS = ("bridge", "sectioned")
+_FIELDS = ("id", "kind", "title_hans", "title_hant", "law_label", "witnesses", "twin", "outline")
+
+
+@dataclass(frozen=True)
+class Work:
+    id: str
+    kind: str
+    title_hans: str
+    title_hant: str
+    law_label: str              # "第{n}条" / "规则{n}"; "" for a sectioned work
+    witnesses: tuple[str, ...]  # sigils, most trusted first
+    twin: str                   # "" when no other work shares the lettering
+    outline: str                # kb/data-relative path of the outline or section table
+
+    def title(self, script: str) -> str:
+        return self.title_hant if script == "hant" else self.title_hans
+
+    def law_name(self, law: int | str) -> str:
+        """第45条 / 规则45: how this work names one of its laws."""
+        return self.law_label.format(n=law)
+
+
+def registry_path() -> Path:
+    """kb/data/works.toml, or $KB_WORKS (a test's synthetic registry)."""
+    return Path(os.environ.get("KB_WORKS") or DATA_DIR / "works.toml")
+
+
+@lru_cache(maxsize=4)
+def _load(path: Path) -> tuple[Work, ...]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise KbError(f"{path}: cannot read: {exc.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise KbError(f"{path}: not valid TOML: {exc}") from None
+    entries = data.get("work")
+    if not isinstance(entries, list) or not entries:
+        raise KbError(f"{path}: no [[work]] entries")
+    works: list[Work] = []
+    for i, entry in enumerate(entries, 1):
+        where = f"{path}: work #{i}"
+        unknown = sorted(set(entry) - set(_FIELDS))
+        if unknown:
+            raise KbError(f"{where}: unknown field '{unknown[0]}'")
+        for key in _FIELDS:
+            value = entry.get(key)
+            if key == "witnesses":
+                if not (isinstance(value, list) and value and all(isinstance(v, str) and v for v in value)):
+                    raise KbError(f"{where}: field 'witnesses' must be a non-empty list of sigils")
+            elif not isinstance(value, str):
+                raise KbError(f"{where}: field '{key}' is missing or not a string")
+        if not entry["id"].isascii() or not entry["id"].isidentifier():
+            raise KbError(f"{where}: id '{entry['id']}' must be an ASCII identifier")
+        if entry["kind"] not in KINDS:
+            raise KbError(f"{where}: kind '{entry['kind']}' is not one of {', '.join(KINDS)}")
+        if entry["kind"] == "bridge" and "{n}" not in entry["law_label"]:
+            raise KbError(f"{where}: a bridge work's law_label must contain {{n}}")
+        works.append(Work(**{**entry, "witnesses": tuple(entry["witnesses"])}))
+    ids = [w.id for w in works]
+    for w in works:
+        if ids.count(w.id) > 1:
+            raise KbError(f"{path}: work '{w.id}' is listed twice")
+        if w.twin and (w.twin not in ids or get_from(works, w.twin).twin != w.id):
+            raise KbError(f"{path}: work '{w.id}': twin '{w.twin}' must be a work whose twin is '{w.id}'")
+    return tuple(works)
+
+
+def get_from(works: list[Work] | tuple[Work, ...], work_id: str) -> Work:
+    for w in works:
+        if w.id == work_id:
+            return w
+    raise KbError(f"unknown work '{work_id}' (known: {', '.join(w.id for w in works)})")
+
+
+def all_works() -> tuple[Work, ...]:
+    """Every work, in the registry's order (which is the reading order of the site)."""
+    return _load(registry_path())
+
+
+def work_ids() -> tuple[str, ...]:
+    return tuple(w.id for w in all_works())
+
+
+def get(work_id: str) -> Work:
+    return get_from(all_works(), work_id)
+
+
+def of_kind(kind: str) -> tuple[Work, ...]:
+    return tuple(w for w in all_works() if w.kind == kind)
+
+
+def twin_of(work_id: str) -> str | None:
+    """The other translation with the same lettering, or None."""
+    return get(work_id).twin or None
+
+
+SITE_PAGES = ("terms", "patterns", "procedure", "penalties")
+
+
+def sections(work_id: str) -> list[Row]:
+    """A sectioned work's section table: heading, slug (stable id), citation name, site page."""
+    work = get(work_id)
+    if work.kind != "sectioned":
+        raise KbError(f"work '{work_id}' is a {work.kind} work and has no section table")
+    table = Table(work.outline, ("heading", "slug", "citation", "page"), unique=("slug",),
+                  enums={"page": SITE_PAGES})
+    rows = read_table(table)
+    headings = [r["heading"] for r in rows]
+    for row in rows:
+        if headings.count(row["heading"]) > 1:
+            raise KbError(f"{row.where}: heading '{row['heading']}' repeats")
+    return rows
