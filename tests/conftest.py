@@ -24,6 +24,24 @@ def records(corpus):
     return {r.id: r for r in corpus.records}
 
 
+@pytest.fixture(scope="session")
+def linked_records():
+    """The real records, ingested and cross-linked in-process: no index, no site."""
+    from kb.link import link_records
+    from kb.pipeline import ingest
+    recs = ingest().records
+    link_records(recs)
+    return recs
+
+
+@pytest.fixture(scope="session")
+def session_build(tmp_path_factory) -> Path:
+    """One full build (records, index, both editions of the site) in a temporary directory,
+    shared by every test that reads a build; no test writes to it or to ./build."""
+    from kb import build as b
+    return b.build(tmp_path_factory.mktemp("kb") / "build")
+
+
 class SourceCopy:
     """A writable copy of kb/sources whose files can be damaged, manifest kept in step."""
 
