@@ -42,6 +42,7 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
         node = nodes.get(cite)
         path = node.path if node else split_cite(cite)
         segs = sorted(segs, key=lambda s: _trust(work, s.sigil))
+        _drop_confirmed_title_repeats(segs)
         base = segs[0]
         text = tidy(to_hans(base.text))
         if base.sigil in LOST_DIGITS:
@@ -88,6 +89,23 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
     if emend:
         raise KbError(f"kb/data/emendations.tsv: no such clause in {work}: {', '.join(emend)}")
     return records
+
+
+def _drop_confirmed_title_repeats(segs: list[Segment]) -> None:
+    """A witness whose text begins with its own-line heading repeats it only when another witness's
+    text does not begin with those words (000 52A); otherwise the words are the text's (004 44A)."""
+    for seg in segs:
+        n = seg.extra.pop("title_repeat", 0)
+        if not n:
+            continue
+        head = comparison_form(seg.title)
+        rest = comparison_form(seg.text[n:])
+        others = [comparison_form(o.text) for o in segs if o is not seg]
+        if head and any(not o.startswith(head) and o[:4] == rest[:4] for o in others):
+            seg.text = seg.text[n:].lstrip("，。、 \u3000")
+            seg.notes.append({"kind": "repair", "what": f"抄本{seg.sigil}在正文开头重复了标题，重复处已删去"
+                                                        "（其他抄本正文不以标题起首）",
+                              "from": seg.source})
 
 
 def tidy(text: str) -> str:

@@ -30,6 +30,7 @@ class Adapted:
     source: Source
     blocks: list[Block]
     repairs: list[dict] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)    # paragraphs removed as a repeated copy
 
     def log(self, what: str, lines: tuple[int, int], detail: str = "") -> None:
         self.repairs.append({"source": self.source.file, "what": what,
