@@ -151,6 +151,38 @@ def test_heading_repeated_only_when_the_witness_repeats_it(records):
     assert records["cbr1999:64A1"].text_hans.startswith("违规者赢得藏牌墩时，")
 
 
+def test_text_that_begins_with_its_heading_keeps_its_words(records):
+    # 004 puts every heading on its own line; 44A and 48A merely begin with the heading's words.
+    assert records["cbr1999:44A"].text_hans.startswith("引牌者可从其手中")
+    assert records["cbr1999:48A"].text_hans.startswith("庄家暴露的牌张不受判罚")
+    for cite in ("44A", "48A"):
+        rec = records[f"cbr1999:{cite}"]
+        assert not any("重复了标题" in n["what"] for n in rec.notes), cite
+        assert not any(v["readings"].get("000") in ("引牌", "庄家暴露的牌张") or
+                       v["readings"].get("002") == "引牌" for v in rec.variants), cite
+    repeats = sorted(r.id for r in records.values() if any("重复了标题" in n["what"] for n in r.notes))
+    assert repeats == ["cbr1999:52A"]
+
+
+def test_clause_numbers_from_the_repeated_copy_are_not_inferred(records):
+    for cite, marker in (("58B3", "3."), ("58B4", "4."), ("60A1", "1.")):
+        what = [n["what"] for n in records[f"cbr1999:{cite}"].notes]
+        assert not any("系推定" in w for w in what), cite
+        assert any(f"“{marker}”" in w and "重复的一段" in w for w in what), cite
+
+
+@pytest.mark.parametrize("damaged", ["第４４条", "第４６条"])
+def test_law_heading_digit_breaking_the_sequence_is_an_error(source_copy, damaged):
+    from kb.errors import KbError
+    from kb.pipeline import ingest
+    path = source_copy.path("004")
+    data = path.read_bytes().decode("utf-8")
+    assert "第４５条" in data
+    source_copy.write("004", data.replace("第４５条", damaged, 1).encode("utf-8"))
+    with pytest.raises(KbError, match="breaks the law sequence"):
+        ingest(source_copy.folder)
+
+
 def test_footnotes_attached(records):
     assert records["cbr1999:45A"].footnotes[0]["n"] == "14"
     assert records["cbr1999:50D2a"].footnotes[0]["text_hans"].startswith("如果该赛员不能执行该要求")
