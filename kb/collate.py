@@ -16,12 +16,11 @@ from kb import works
 from kb.curated import Table, read_table
 from kb.errors import KbError
 from kb.normalise import comparison_form, to_hans, to_hant
-from kb.records import Record, Witness
+from kb.records import LOST_MARK, Record, Witness
 from kb.segment import Segment
 from kb.segment.outline import Node, citation_label, split_cite
 
 LOST_DIGITS = {"002"}               # witnesses that lost every Arabic digit and clause letter
-LOST_MARK = "□"
 EMENDATIONS = Table("emendations.tsv", ("work", "citation", "wrong", "right", "support", "why"),
                     unique=("work", "citation", "wrong"))
 

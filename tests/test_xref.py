@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kb.xref import Citation, Ref, annotate, find_references, find_term_references, fold, resolve, resolve_all
-from kb.xref_mahjong import TERMS_PATH, load_terms
+from kb.xref.mahjong import TERMS_PATH, load_terms
 
 _T2S = opencc.OpenCC("t2s")
 
@@ -562,7 +562,7 @@ def test_partial_loss_is_lost_but_keeps_the_law() -> None:
 # --------------------------------------------------------------------------- mahjong list items
 
 def test_mahjong_item_references() -> None:
-    from kb.xref_mahjong import find_item_references
+    from kb.xref.mahjong import find_item_references
     t = ("所补之牌已插入手牌尚未打牌前发现：如可确定哪张牌则同（1）；如无法确定哪张牌则由他人任抽一牌"
          "置回杠上，错杠者判相公")
     (r,) = find_item_references(t, "twmj16:wrong-kan.3.2")

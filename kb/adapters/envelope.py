@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import re
 
-from kb.adapters import Adapted, Block
+from kb.adapters.model import Adapted, Block
 from kb.errors import KbError
 from kb.normalise import comparison_form
 from kb.sources import Source
