@@ -158,13 +158,22 @@ def test_law_number_outside_the_laws_is_unresolved() -> None:
         assert cbr(c, 45).status == "unresolved" and cbr(c, 45).target is None
 
 
-def test_coarser_link_when_the_precise_record_is_missing() -> None:
+def test_missing_clause_of_a_law_in_the_corpus_is_unresolved_not_coarser() -> None:
+    # issue 16 §5: a mutated 第46条C款4(b) must not link to Law 46 as if resolved
     (c,) = find_references("多打出牌张，应用第45条E款1的规定")
     r = cbr(c, 67)
-    assert (r.status, r.target, r.coarser, r.wanted) == ("resolved", "cbr1999:45E", True, "45E1")
+    assert (r.status, r.target, r.coarser, r.wanted) == ("unresolved", None, False, "45E1")
     t = s("在第45條C款4（b）許可的情況下，賽員由於疏忽而錯打，可收回更換，不判罰（參閱第62條C款2）")
     r = cbr(find_references(t)[-1], 47)
-    assert (r.text, r.target, r.coarser, r.wanted) == ("第62条C款2", "cbr1999:62C", True, "62C2")
+    assert (r.text, r.target, r.status, r.wanted) == ("第62条C款2", None, "unresolved", "62C2")
+
+
+def test_mutated_reference_in_the_real_corpus_is_unresolved(records) -> None:
+    from kb.xref import record_refs
+    rec = records["cbr1999:47D"] if "cbr1999:47D" in records else next(iter(records.values()))
+    rec = type(rec)(**{**rec.__dict__, "text_hans": "参阅第46条C款4（b）"})
+    (r,) = record_refs(rec, records.__contains__)
+    assert (r.status, r.target, r.wanted) == ("unresolved", None, "46C4b")
 
 
 def test_ocr_slip_and_fullwidth() -> None:

@@ -264,8 +264,10 @@ def resolve(cit: Citation, *, work: str, law: int | None = None,
             external_laws: Iterable[int] = LAW_RANGE) -> Ref:
     """Resolve ``cit`` found in the record ``work``/``law``/``path`` to a :class:`Ref`.
 
-    The most specific existing record wins; an existing ancestor is linked with
-    ``coarser=True``. Never guesses: lost digits give ``lost`` with no target.
+    Only the exact record links: a clause missing from a law the corpus holds is
+    ``unresolved`` (a damaged or mistaken citation, never a silent link to an ancestor);
+    a clause range links to its law with ``coarser=True`` when every member exists.
+    Never guesses: lost digits give ``lost`` with no target.
     """
     def ref(status: str, target: str | None = None, **kw: Any) -> Ref:
         return Ref(text=cit.text, span=cit.span, target=target, status=status, **kw)
@@ -303,8 +305,9 @@ def resolve(cit: Citation, *, work: str, law: int | None = None,
         if cit.clause is None or cit.range_end < cit.clause:
             return ref("unresolved", wanted=wanted, law=lawno)
         members = [record_id(work, [str(lawno), c]) for c in _letters(cit.clause, cit.range_end)]
-        members = [m for m in members if exists(m)]
         if exists(record_id(work, [str(lawno)])):
+            if not all(exists(m) for m in members):    # a range naming a clause the law lacks
+                return ref("unresolved", wanted=wanted, law=lawno)
             return ref("resolved", record_id(work, [str(lawno)]), coarser=True, wanted=wanted,
                        law=lawno, members=members)
         if lawno in set(external_laws):
@@ -319,12 +322,11 @@ def resolve(cit: Citation, *, work: str, law: int | None = None,
             if cit.sub:
                 parts.append(cit.sub)
     wanted = "".join(parts)
-    for k in range(len(parts), 0, -1):
-        rid = record_id(work, parts[:k])
-        if exists(rid):
-            if k == len(parts):
-                return ref("resolved", rid, law=lawno)
-            return ref("resolved", rid, coarser=True, wanted=wanted, law=lawno)
+    if exists(record_id(work, parts)):
+        return ref("resolved", record_id(work, parts), law=lawno)
+    if exists(record_id(work, parts[:1])):
+        # the law is in the corpus but the cited clause is not: never a silent link to an ancestor
+        return ref("unresolved", wanted=wanted, law=lawno)
     if lawno in set(external_laws):
         return ref("external", wanted=wanted, law=lawno)
     return ref("unresolved", wanted=wanted, law=lawno)
