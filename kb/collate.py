@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 
 from kb import works
-from kb.curated import Table, read_table
+from kb.curated import Row, Table, read_table
 from kb.errors import KbError
 from kb.normalise import comparison_form, to_hans, to_hant
 from kb.records import LOST_MARK, Record, Witness
@@ -23,6 +23,13 @@ from kb.segment.outline import Node, citation_label, split_cite
 LOST_DIGITS = {"002"}               # witnesses that lost every Arabic digit and clause letter
 EMENDATIONS = Table("emendations.tsv", ("work", "citation", "wrong", "right", "support", "why"),
                     unique=("work", "citation", "wrong"))
+RESTORATIONS = Table("restorations.tsv",
+                     ("work", "citation", "where", "lost", "occurrence", "restored", "confidence", "authority"),
+                     unique=("work", "citation", "where", "lost", "occurrence"),
+                     enums={"where": ("text", "title"), "confidence": ("sure", "likely")})
+# A lost reference (or lost number) as the ingest stage marks it, longest form first.
+_LOST_READING = re.compile(rf"第{LOST_MARK}条{LOST_MARK}款|第{LOST_MARK}条|{LOST_MARK}条{LOST_MARK}款|{LOST_MARK}条"
+                           rf"|本条{LOST_MARK}款|以下（{LOST_MARK}）项|本条（{LOST_MARK}）|超过{LOST_MARK}线")
 
 
 def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> list[Record]:
@@ -30,6 +37,7 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
     for seg in segments:
         by_cite[seg.cite].append(seg)
     emend = _emendations(work)
+    restore = _restorations(work)
     order = [n.cite for n in outline]
     nodes = {n.cite: n for n in outline}
     extra = sorted((c for c in by_cite if c not in nodes), key=lambda c: int(re.match(r"\d+", c).group()))
@@ -69,6 +77,10 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
                           "from": "1997年规则结构中的位置（kb/data/outline）"})
         if base.sigil in LOST_DIGITS:
             title = mark_lost(title)
+        rows = restore.pop(cite, [])
+        title, title_notes = restore_lost(title, [r for r in rows if r["where"] == "title"], "title")
+        text, text_notes = restore_lost(text, [r for r in rows if r["where"] == "text"], "text")
+        notes += title_notes + text_notes
         if base.sigil in LOST_DIGITS and LOST_MARK in text + title:
             notes.append({"kind": "loss", "what": f"{LOST_MARK} 表示抄本{base.sigil}已佚的数字或款字母；"
                                                   "没有其他抄本载有此款，无从补出",
@@ -87,7 +99,67 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
         ))
     if emend:
         raise KbError(f"kb/data/emendations.tsv: no such clause in {work}: {', '.join(emend)}")
+    if restore:
+        raise KbError(f"kb/data/restorations.tsv: no such clause in {work}: {', '.join(restore)}")
     return records
+
+
+def restore_lost(text: str, rows: list[Row], where: str) -> tuple[str, list[dict]]:
+    """Apply an editor's restorations to the lost readings of one text: 第□条 -> 第〔23〕条 (sure)
+    or 第〔23？〕条 (likely). Each row names the nth lost reading with exactly its text; a row
+    that matches nothing, or fills the wrong number of marks, is an error naming its line."""
+    if not rows:
+        return text, []
+    found = [m for m in _LOST_READING.finditer(text)]
+    chosen: dict[int, tuple[re.Match[str], Row]] = {}
+    for row in rows:
+        same = [m for m in found if m.group(0) == row["lost"]]
+        n = int(row["occurrence"]) if row["occurrence"].isdigit() else 0
+        if not 1 <= n <= len(same):
+            raise KbError(f"{row.where}: '{row['lost']}' #{row['occurrence']} is not a lost reading of "
+                          f"{row['citation']} ({where}: {len(same)} such)")
+        chosen[same[n - 1].start()] = (same[n - 1], row)
+    out, notes, pos = [], [], 0
+    for start in sorted(chosen):
+        m, row = chosen[start]
+        reading = _fill(row)
+        out.append(text[pos:m.start()])
+        at = sum(len(p) for p in out)
+        out.append(reading)
+        pos = m.end()
+        notes.append({"kind": "restoration",
+                      "what": f"{row['lost']} → {reading}：编者据1997年规则补出"
+                              f"（{'确定' if row['confidence'] == 'sure' else '推测，未链接'}）",
+                      "from": row["authority"], "citation": row["restored"], "confidence": row["confidence"],
+                      "where": where, "span": [at, at + len(reading)], "lost": row["lost"]})
+    out.append(text[pos:])
+    return "".join(out), notes
+
+
+def _fill(row: Row) -> str:
+    """第□条□款 + 35B -> 第〔35〕条〔B〕款; parts beyond the marks follow the last one (款〔2〕)."""
+    restored = row["restored"]
+    try:
+        parts = split_cite(restored)
+    except ValueError:
+        parts = [restored]             # a lost word, not a citation: 超过□线 -> 超过〔七〕线
+    marks = row["lost"].count(LOST_MARK)
+    if len(parts) > marks and not row["lost"].startswith(("第", LOST_MARK)):
+        parts = parts[-marks:]         # a relative reference names only the last parts: 以下（〔b〕）项
+    if len(parts) < marks:
+        raise KbError(f"{row.where}: '{restored}' fills {len(parts)} of the {marks} lost marks in '{row['lost']}'")
+    q = "？" if row["confidence"] == "likely" else ""
+    pieces = row["lost"].split(LOST_MARK)
+    reading = pieces[0] + "".join(f"〔{p}{q}〕{rest}" for p, rest in zip(parts, pieces[1:]))
+    return reading + "".join(f"〔{p}{q}〕" for p in parts[marks:])
+
+
+def _restorations(work: str) -> dict[str, list[Row]]:
+    out: dict[str, list[Row]] = defaultdict(list)
+    for row in read_table(RESTORATIONS):
+        if row["work"] == work:
+            out[row["citation"]].append(row)
+    return out
 
 
 def _drop_confirmed_title_repeats(segs: list[Segment]) -> None:

@@ -73,10 +73,14 @@ DEBRIS = re.compile(r"\([a-zāáǎàēéěèīíǐìōóǒòūúǔùǖǘǚǜ]{1,
                     r"钓具|Bizard|Madame|billding|【|［|〕|\?")
 
 
+RESTORED = re.compile(r"〔[0-9A-Za-z七]{1,3}？?〕")
+
+
 def test_no_debris_in_any_record(corpus):
     for rec in corpus.records:
         for field in ("title_hans", "title_hant", "text_hans", "text_hant"):
-            assert not DEBRIS.search(getattr(rec, field)), (rec.id, field, getattr(rec, field))
+            text = RESTORED.sub("", getattr(rec, field))     # an editor's 〔23〕 is no debris
+            assert not DEBRIS.search(text), (rec.id, field, getattr(rec, field))
         for w in rec.witnesses:
             assert not DEBRIS.search(w.text), (rec.id, w.sigil, w.text)
 
@@ -197,7 +201,35 @@ def test_traditional_form_repaired(records):
 
 
 def test_lost_digits_marked_not_guessed(records):
-    assert "第□条" in records["cbr1999:27C"].text_hans
+    # unsettled by the 1997 Laws: stays lost, with the loss note
+    assert "可应用第□条□款" in records["cbr1999:30A"].text_hans
+    assert any(n["kind"] == "loss" for n in records["cbr1999:30A"].notes)
+
+
+def test_restorations_are_marked_and_keep_the_witness_reading(records):
+    rec = records["cbr1999:27C"]
+    assert rec.text_hans == "如果赛员的不足叫牌为越序叫牌，则应用第〔31〕条。"
+    assert "應用第條" in rec.witnesses[0].text            # the witness's own reading is kept
+    (note,) = [n for n in rec.notes if n["kind"] == "restoration"]
+    assert (note["citation"], note["confidence"]) == ("31", "sure") and "Law 27C" in note["from"]
+    assert not any(n["kind"] == "loss" for n in rec.notes)   # nothing left lost: no 无从补出 note
+    # a conjecture is marked as one; 超过□线 is settled in titles and text
+    assert "第〔23？〕条" in records["cbr1999:31A2a"].text_hans
+    assert records["cbr1999:38"].title_hans == "超过〔七〕线的叫牌"
+    assert "超过□线" not in records["cbr1999:38"].text_hans
+    for cite in ("35C", "38"):
+        assert not any("无从补出" in n["what"] for n in records[f"cbr1999:{cite}"].notes), cite
+
+
+def test_restoration_that_matches_nothing_is_an_error(tmp_path, monkeypatch):
+    from kb import collate
+    from kb.curated import Row
+    row = Row({"work": "cbr1999", "citation": "27C", "where": "text", "lost": "第□条", "occurrence": "2",
+               "restored": "31", "confidence": "sure", "authority": "x"}, "restorations.tsv:9")
+    with pytest.raises(Exception, match="restorations.tsv:9"):
+        collate.restore_lost("则应用第□条。", [row], "text")
+    row.cells["occurrence"] = "1"
+    assert collate.restore_lost("则应用第□条。", [row], "text")[0] == "则应用第〔31〕条。"
 
 
 def test_export_jsonl_fields():

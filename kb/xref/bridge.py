@@ -104,6 +104,8 @@ def _looks_like_heading(t: str, m: re.Match[str]) -> bool:
 def _cit(src: str, start: int, end: int, **kw: Any) -> Citation:
     while start < end and src[start].isspace():
         start += 1
+    if start > 0 and src[start - 1] == "〔":
+        start -= 1                     # the opening bracket of a restored number: 、〔31〕条
     if src[end:end + 1] == "〕" and src.count("〔", start, end) > src.count("〕", start, end):
         end += 1                       # the closing bracket of a restored number: 款〔2〕
     return Citation(text=src[start:end], span=(start, end), **kw)
