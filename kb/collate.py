@@ -41,6 +41,11 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
     order = [n.cite for n in outline]
     nodes = {n.cite: n for n in outline}
     extra = sorted((c for c in by_cite if c not in nodes), key=lambda c: int(re.match(r"\d+", c).group()))
+    held_laws = {nodes[c].law for c in by_cite if c in nodes}
+    missing = [c for c in order if c not in by_cite and nodes[c].law in held_laws]
+    if missing:     # a heading no witness matched: its text would silently join the clause before
+        raise KbError(f"kb/data/outline/{work}.tsv:{nodes[missing[0]].line}: no witness holds "
+                      f"{', '.join(missing[:5])} although it holds the law; fix the outline title")
     records: list[Record] = []
     for cite in extra + order:
         segs = by_cite.get(cite)

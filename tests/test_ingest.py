@@ -187,6 +187,20 @@ def test_law_heading_digit_breaking_the_sequence_is_an_error(source_copy, damage
         ingest(source_copy.folder)
 
 
+def test_outline_title_no_witness_matches_is_an_error(tmp_path):
+    import shutil
+
+    from kb.curated import DATA_DIR
+    from kb.errors import KbError
+    from kb.pipeline import ingest
+    shutil.copytree(DATA_DIR / "outline", tmp_path / "outline")
+    path = tmp_path / "outline" / "cbr1999.tsv"
+    path.write_text(path.read_text(encoding="utf-8").replace("55C\t庄家可能获得信息", "55C\t庄家可能获得资讯"),
+                    encoding="utf-8")
+    with pytest.raises(KbError, match="no witness holds 55C"):
+        ingest(outline_dir=tmp_path / "outline")
+
+
 def test_footnotes_attached(records):
     assert records["cbr1999:45A"].footnotes[0]["n"] == "14"
     assert records["cbr1999:50D2a"].footnotes[0]["text_hans"].startswith("如果该赛员不能执行该要求")
