@@ -40,7 +40,7 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
     restore = _restorations(work)
     order = [n.cite for n in outline]
     nodes = {n.cite: n for n in outline}
-    extra = sorted((c for c in by_cite if c not in nodes), key=lambda c: int(re.match(r"\d+", c).group()))
+    extra = sorted((c for c in by_cite if c not in nodes), key=lambda c: int(split_cite(c)[0]))
     held_laws = {nodes[c].law for c in by_cite if c in nodes}
     missing = [c for c in order if c not in by_cite and nodes[c].law in held_laws]
     if missing:     # a heading no witness matched: its text would silently join the clause before
@@ -61,15 +61,10 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
             text = mark_lost(text)
         notes = [n for s in segs for n in s.notes]
         title = next((to_hans(s.title) for s in segs if s.title), "")
-        for wrong, right, support, why in emend.pop(cite, []):
-            if wrong not in text + title:
-                raise KbError(f"kb/data/emendations.tsv: {work} {cite}: '{wrong}' not in the text taken from {base.sigil}")
-            if support != "editor" and not any(s.sigil == support and right in to_hans(s.title + s.text)
-                                               for s in segs):
-                raise KbError(f"kb/data/emendations.tsv: {work} {cite}: witness {support} does not read '{right}'")
-            text, title = text.replace(wrong, right), title.replace(wrong, right)
-            notes.append({"kind": "emendation", "what": f"{wrong} → {right}（{why}）",
-                          "from": f"抄本{support}" if support != "editor" else "编者"})
+        text, title = emend_reading(work, cite, text, title, segs, emend.pop(cite, []), notes)
+        broken = _breaks_off(text, base.sigil, len(segs))
+        if broken:
+            notes.append(broken)
         if not title and node and node.titles:
             title = node.titles[0]
             notes.append({"kind": "recovery", "what": f"抄本{base.sigil}缺此款标题",
@@ -100,7 +95,7 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
             variants=variants(segs), notes=notes,
             footnotes=[{**f, "text_hans": to_hans(f["text"]), "text_hant": to_hant(to_hans(f["text"]))}
                        for s in segs for f in s.footnotes],
-            heading=[f"{label} {t}" for _, label, t in (node.headings if node else [])],
+            heading=[f"{label} {tidy(t)}" for _, label, t in (node.headings if node else [])],
         ))
     if emend:
         raise KbError(f"kb/data/emendations.tsv: no such clause in {work}: {', '.join(emend)}")
@@ -184,6 +179,32 @@ def _drop_confirmed_title_repeats(segs: list[Segment]) -> None:
                               "from": seg.source})
 
 
+def emend_reading(work: str, cite: str, text: str, title: str, segs: list[Segment],
+                  rows: list[tuple[str, str, str, str]], notes: list[dict]) -> tuple[str, str]:
+    """Apply a clause's emendations (kb/data/emendations.tsv), each checked against its support."""
+    for wrong, right, support, why in rows:
+        if wrong not in text + title:
+            raise KbError(f"kb/data/emendations.tsv: {work} {cite}: '{wrong}' not in the text taken from {segs[0].sigil}")
+        if (text + "\n" + title).count(wrong) > 1:
+            raise KbError(f"kb/data/emendations.tsv: {work} {cite}: '{wrong}' occurs more than once; "
+                          "give a longer reading")
+        if support != "editor" and not any(s.sigil == support and right in to_hans(s.title + s.text) for s in segs):
+            raise KbError(f"kb/data/emendations.tsv: {work} {cite}: witness {support} does not read '{right}'")
+        text, title = text.replace(wrong, right), title.replace(wrong, right)
+        notes.append({"kind": "emendation", "what": f"{wrong} → {right}（{why}）",
+                      "from": f"抄本{support}" if support != "editor" else "编者"})
+    return text, title
+
+
+def _breaks_off(text: str, sigil: str, held_by: int) -> dict | None:
+    """A loss note for a text that stops mid-sentence (an unclosed bracket, no closing mark)."""
+    if not text or text[-1] in "。；：！？）」" or text.count("（") <= text.count("）"):
+        return None
+    alone = "；没有其他抄本载有此款" if held_by == 1 else ""
+    return {"kind": "loss", "what": f"抄本{sigil}此处句子未完（括号未闭合，句末缺失）{alone}，未作补出",
+            "from": "抄本正文"}
+
+
 def tidy(text: str) -> str:
     """Drop stray spaces the scrapes left inside Chinese text (第50 条, 4 （b）)."""
     return re.sub(r"(?<=[\u4e00-\u9fff0-9A-Za-z（）()，。；：])[ \u3000]+(?=[\u4e00-\u9fff0-9（）()，。；：])", "", text)
@@ -242,16 +263,21 @@ def _emendations(work: str) -> dict[str, list[tuple[str, str, str, str]]]:
 
 def collate_mahjong(work: str, segments: list[Segment]) -> list[Record]:
     records = []
+    emend = _emendations(work)
     for i, seg in enumerate(segments):
         title = mahjong_punctuation(seg.title)
         text = mahjong_punctuation(seg.text)
+        notes = list(seg.notes)
+        text, title = emend_reading(work, seg.cite, text, title, [seg], emend.pop(seg.cite, []), notes)
         parent = seg.extra.get("parent")
         records.append(Record(
             id=f"{work}:{seg.cite}", work=work, citation=seg.extra["citation"], level=seg.extra["level"],
             parent=f"{work}:{parent}" if parent else None, order=i, path=seg.cite.split("."),
             title_hans=title, title_hant=to_hant(title), text_hans=text, text_hant=to_hant(text),
             witnesses=[Witness(seg.source, seg.sigil, list(seg.lines), seg.text, seg.title)],
-            notes=seg.notes, tai=seg.extra.get("tai")))
+            notes=notes, tai=seg.extra.get("tai")))
+    if emend:
+        raise KbError(f"kb/data/emendations.tsv: no such clause in {work}: {', '.join(emend)}")
     return records
 
 

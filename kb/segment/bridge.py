@@ -222,18 +222,18 @@ def _find_laws(stream: Stream, laws: list[Node], fmt: str, src) -> dict[int, tup
     previous = 0
     for start in stream.starts:
         line_end = hans.find("\n", start)
-        m = pattern.match(hans, start, line_end if line_end >= 0 else len(hans))
-        if m:
-            law = int(m.group(1))
+        head = pattern.match(hans, start, line_end if line_end >= 0 else len(hans))
+        if head:
+            law = int(head.group(1))
             node = by_number.get(law)
             line = stream.line_range(start, start + 1)[0]
             if node is None:
                 raise KbError(f"{src.path}:{line}: law {law} is not in the outline")
             if law <= previous:     # a damaged heading digit: never glue a law into its neighbour
-                raise KbError(f"{src.path}:{line}: law heading {m.group(0)} breaks the law sequence "
+                raise KbError(f"{src.path}:{line}: law heading {head.group(0)} breaks the law sequence "
                               f"(it follows law {previous})")
             previous = law
-            tend = _title_after(hans, m.end(), node) or m.end()
+            tend = _title_after(hans, head.end(), node) or head.end()
             out[law] = (start, start, tend, None)
     # Headings with a wrong number (第一條) or none at all (a bare title), by title.
     expected = sorted(by_number)
@@ -242,13 +242,13 @@ def _find_laws(stream: Stream, laws: list[Node], fmt: str, src) -> dict[int, tup
             continue
         node = by_number[law]
         for start in stream.starts:
-            m = BAD_LAW_NUMBER.match(hans, start)
-            at = m.end() if m else start
+            bad = BAD_LAW_NUMBER.match(hans, start)
+            at = bad.end() if bad else start
             tend = _title_after(hans, at, node)
             if tend is None or not _between(out, law, start):
                 continue
-            if m:
-                note = {"kind": "recovery", "what": f"抄本{src.sigil}此条标题作“{m.group(0)}”；据标题与位置定为第{law}条",
+            if bad:
+                note = {"kind": "recovery", "what": f"抄本{src.sigil}此条标题作“{bad.group(0)}”；据标题与位置定为第{law}条",
                         "from": "规则大纲（kb/data/outline）与其他抄本"}
             else:
                 note = {"kind": "recovery", "what": f"抄本{src.sigil}此条无条号，仅有标题；定为第{law}条",
