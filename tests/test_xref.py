@@ -620,3 +620,37 @@ def test_on_the_built_records(corpus) -> None:
     assert statuses["resolved"] > 150 and statuses["external"] > 20
     assert [r.target for r in record_refs(by_id["cbr1999:52B1c"], ids.__contains__)] == [
         "cbr1999:52B1a", "cbr1999:52B1b"]
+
+
+def test_no_import_cycles_in_the_ingest_and_xref_stages() -> None:
+    """kb.xref (models <- bridge, mahjong, annotate <- package) and kb.adapters (model <- adapters
+    <- package) import one way: no module reaches itself through the others."""
+    import ast
+
+    root = Path(__file__).resolve().parent.parent / "kb"
+    mine = [*root.glob("xref/*.py"), *root.glob("adapters/*.py"), *root.glob("segment/*.py"),
+            *(root / f for f in ("collate.py", "link.py", "records.py", "normalise.py", "lint.py"))]
+
+    def name(path: Path) -> str:
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    modules = {name(p): p for p in mine}
+    graph: dict[str, set[str]] = {}
+    for mod, path in modules.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    full = f"{node.module}.{alias.name}"
+                    deps.add(full if full in modules else node.module)
+            elif isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names)
+        graph[mod] = {d for d in deps if d in modules and d != mod}
+
+    def reaches(start: str, goal: str, seen: set[str]) -> bool:
+        return any(d == goal or (d not in seen and not seen.add(d) and reaches(d, goal, seen))
+                   for d in graph[start])
+
+    assert {m for m in graph if reaches(m, m, set())} == set()
+    assert "kb.xref.models" in graph and "kb.adapters.model" in graph
