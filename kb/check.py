@@ -64,3 +64,14 @@ def _search_index_problems(site: Path) -> list[str]:
             if f"\u200b{term}\u200b" not in text:
                 problems.append(f"{path}: built search index not segmented for '{term}'")
     return problems
+
+
+def run_lint_check(build_dir: Path | None) -> int:
+    """`kb check --lint`: every unexplained finding of the corpus lint, one per line."""
+    from kb.lint import run_lint
+    out = b.ensure_built(build_dir)
+    found = run_lint(read_jsonl(out / "records.jsonl"))
+    for finding in found:
+        print(finding.line())
+    print(f"lint: {len(found)} unexplained finding{'' if len(found) == 1 else 's'}", file=sys.stderr)
+    return 1 if found else 0

@@ -24,6 +24,7 @@ def _parser() -> argparse.ArgumentParser:
     st.add_argument("--json", action="store_true")
     ck = sub.add_parser("check", help="every reference by status; fail on unresolved ones and broken site links")
     ck.add_argument("--json", action="store_true")
+    ck.add_argument("--lint", action="store_true", help="the corpus lint instead (kb/lint.py): fail on any unexplained finding")
     for name, text in DELEGATED.items():
         sub.add_parser(name, help=text, add_help=False)
     return p
@@ -110,7 +111,9 @@ def _run(args: argparse.Namespace) -> int:
             print(format_stats(stats))
         return 0
     if args.cmd == "check":
-        from kb.check import run_check
+        from kb.check import run_check, run_lint_check
+        if args.lint:
+            return run_lint_check(args.build_dir)
         return run_check(args.build_dir, as_json=args.json)
     raise KbError(f"unknown command {args.cmd}")
 

@@ -1,6 +1,8 @@
 """Stage: cross-references. Every record gains `refs` and every target its `cited_by`."""
 from __future__ import annotations
 
+from typing import Any
+
 from kb.records import Record
 from kb.xref import record_refs
 
@@ -9,7 +11,7 @@ def link_records(records: list[Record]) -> None:
     """Find, resolve and record every reference; fill the backlinks."""
     by_id = {r.id: r for r in records}
     for rec in records:
-        rec.refs = [ref.to_json() for ref in record_refs(rec, by_id.__contains__)]
+        rec.refs = [_restored(ref.to_json(), rec) for ref in record_refs(rec, by_id.__contains__)]
         rec.cited_by = []
     for rec in records:
         for ref in rec.refs:
@@ -17,3 +19,22 @@ def link_records(records: list[Record]) -> None:
             if ref["status"] == "resolved" and target in by_id and rec.id not in by_id[target].cited_by \
                     and target != rec.id:
                 by_id[target].cited_by.append(rec.id)
+
+
+def _restored(ref: dict[str, Any], rec: Record) -> dict[str, Any]:
+    """A reference the editor restored (kb/data/restorations.tsv) says so: `restored` with its
+    citation, authority and confidence; a `likely` one is a conjecture, shown but never linked."""
+    for note in rec.notes:
+        if note.get("kind") != "restoration" or note.get("where") != "text":
+            continue
+        a, b = note["span"]
+        if not (a < ref["span"][1] and ref["span"][0] < b):
+            continue
+        ref["restored"] = {"citation": note["citation"], "authority": note["from"],
+                           "confidence": note["confidence"]}
+        ref.setdefault("wanted", note["citation"])
+        if note["confidence"] != "sure":
+            ref["status"] = "conjecture"
+            ref["target"] = None
+            ref.pop("coarser", None)
+    return ref

@@ -4,8 +4,9 @@ Every record carries a Simplified form (OpenCC t2s; used for search and
 comparison) and a Traditional form (OpenCC s2tw, not s2twp: legal wording stays
 as written). Fullwidth letters and digits are folded to ASCII first. The
 Traditional form is made from the Simplified one, which also repairs witness
-000's machine-conversion errors (麵 for 面, 隻, 彆, 纔, 髮 …); 冇, which OpenCC
-leaves alone, is fixed here.
+000's machine-conversion errors (麵 for 面, 隻, 彆, 纔, 髮 …). Curated usage rules follow
+each conversion: kb/data/hans-usage.tsv (what t2s cannot undo: 冇, 接著, 资讯, 程式) and
+kb/data/hant-usage.tsv (Taiwanese usage after s2tw: 台, 「」, 捨牌, 係, 資訊).
 """
 from __future__ import annotations
 
@@ -15,8 +16,8 @@ from functools import cache, lru_cache
 
 import opencc
 
-# Characters OpenCC t2s leaves alone that a wrong conversion produced.
-CONVERSION_FIXES = {"冇": "没"}
+from kb.curated import Table, read_table
+from kb.errors import KbError
 
 _WIDE = {c: c - 0xFEE0 for c in [*range(0xFF10, 0xFF1A), *range(0xFF21, 0xFF3B), *range(0xFF41, 0xFF5B)]}
 
@@ -34,8 +35,8 @@ def fold_width(text: str) -> str:
 def to_hans(text: str) -> str:
     """Simplified form: fullwidth folded, OpenCC t2s, known conversion errors fixed."""
     out = _converter("t2s").convert(fold_width(text))
-    for wrong, right in CONVERSION_FIXES.items():
-        out = out.replace(wrong, right)
+    for residue, usual in _usage("hans-usage.tsv", "t2s_form"):
+        out = out.replace(residue, usual)
     return out
 
 
@@ -43,16 +44,25 @@ def to_hant(text_hans: str) -> str:
     """Traditional (Taiwan) form of a Simplified text: OpenCC s2tw, then Taiwanese usage
     from kb/data/hant-usage.tsv (台 rather than s2tw's 臺)."""
     out = _converter("s2tw").convert(text_hans)
-    for standard, usual in _hant_usage():
+    for standard, usual in _usage("hant-usage.tsv", "s2tw_form"):
         out = out.replace(standard, usual)
     return out
 
 
-@lru_cache(maxsize=1)
-def _hant_usage() -> tuple[tuple[str, str], ...]:
-    from kb.curated import Table, read_table
-    table = Table("hant-usage.tsv", ("s2tw_form", "usual_form", "why"), unique=("s2tw_form",))
-    return tuple((row["s2tw_form"], row["usual_form"]) for row in read_table(table))
+def usage_table(edition: str) -> Table:
+    """The curated usage rules of one edition (hans: after t2s; hant: after s2tw)."""
+    key = "t2s_form" if edition == "hans" else "s2tw_form"
+    return Table(f"{edition}-usage.tsv", (key, "usual_form", "why"), unique=(key,))
+
+
+@lru_cache(maxsize=2)
+def _usage(path: str, key: str) -> tuple[tuple[str, str], ...]:
+    rows = read_table(usage_table(path.split("-")[0]))
+    for row in rows:
+        if path.startswith("hans") and len(row[key]) != len(row["usual_form"]):
+            raise KbError(f"{row.where}: a Simplified usage rule must keep the length "
+                          "(the segmenter maps offsets between the scripts)")
+    return tuple((row[key], row["usual_form"]) for row in rows)
 
 
 _NON_WORD = re.compile(r"[\W_]+", re.UNICODE)

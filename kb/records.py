@@ -13,6 +13,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+# The mark for a digit or clause letter a witness lost (第□条□款): every stage reads it from here.
+LOST_MARK = "□"
+
 
 @dataclass
 class Witness:

@@ -8,38 +8,17 @@ may be dropped, nothing else may reach a block.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
+from kb.adapters import bullets, envelope, fullwidth, outline_table, pinyin
+from kb.adapters.model import Adapted, Block
 from kb.errors import KbError
 from kb.sources import Source
 
-
-@dataclass
-class Block:
-    """A paragraph (or run-on stretch) of one witness, after damage repair."""
-
-    text: str
-    lines: tuple[int, int]
-    kind: str = "text"          # text | toc | footnote | doc-title
-    label: str = ""             # footnote number, for kind == "footnote"
-    anchor: int = -1            # footnotes: index of the block holding the mark
-
-
-@dataclass
-class Adapted:
-    source: Source
-    blocks: list[Block]
-    repairs: list[dict] = field(default_factory=list)
-
-    def log(self, what: str, lines: tuple[int, int], detail: str = "") -> None:
-        self.repairs.append({"source": self.source.file, "what": what,
-                             "lines": list(lines), "detail": detail})
+__all__ = ["Adapted", "Block", "adapt"]
 
 
 def adapt(source: Source, text: str) -> Adapted:
     """Dispatch to the adapter for the source's format."""
-    from kb.adapters import bullets, envelope, fullwidth, outline_table, pinyin
-
     table: dict[str, Callable[[Source, str], Adapted]] = {
         "json-envelope": envelope.adapt,
         "pinyin-glued": pinyin.adapt,

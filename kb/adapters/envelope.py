@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import re
 
-from kb.adapters import Adapted, Block
+from kb.adapters.model import Adapted, Block
 from kb.errors import KbError
 from kb.normalise import comparison_form
 from kb.sources import Source
@@ -75,6 +75,7 @@ def _drop_repeated_stretch(paras: list[str], out: Adapted, lines: tuple[int, int
                 if len(c) >= 2 and c not in kept_text:
                     raise KbError(f"{out.source.path}:{lines[0]}: law heading repeated but the text differs: "
                                   f"'{piece[:30]}' stands only in the repeated stretch")
+        out.dropped.extend(dropped)
         out.log("dropped repeated stretch", lines,
                 f"{len(dropped)} paragraphs from '{dropped[0][:12]}' (law heading repeated); "
                 "every sentence stands elsewhere")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from kb.adapters import Adapted, Block
+from kb.adapters.model import Adapted, Block
 from kb.errors import KbError
 from kb.normalise import fold_width
 from kb.sources import Source

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from kb.adapters import Adapted, Block
+from kb.adapters.model import Adapted, Block
 from kb.sources import Source
 
 TABLE_DEBRIS = re.compile(r"^[\s|]*$")

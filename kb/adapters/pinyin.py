@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from kb.adapters import Adapted, Block
+from kb.adapters.model import Adapted, Block
 from kb.curated import Table, read_table
 from kb.errors import KbError
 from kb.sources import Source

@@ -154,21 +154,24 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
         # 000 sometimes gives a heading its own paragraph and then repeats it at the start of the
         # next one (52A); a heading run into its text that merely begins with the same words
         # (64A1 违规者赢得藏牌墩 / 违规者赢得藏牌墩时，…) is not a repetition.
+        # A heading on its own line followed by text that begins with the same words may be a repeated
+        # heading (000, 52A) or a text that merely begins with the heading's words (004, 44A 引牌者…):
+        # only another witness can tell, so the segment keeps its words and collation decides.
         own_line = tend < len(hans) and hans[tend] == "\n"
-        if own_line and title and to_hans(text).startswith(to_hans(title)) and node.level != "law":
-            text = _clean(text[len(title):])
-            seg_notes.append({"kind": "repair", "what": f"抄本{src.sigil}在正文开头重复了标题，重复处已删去",
-                              "from": src.file})
+        extra: dict = {"marker": marker.strip()}
+        if own_line and title and node.level != "law" and to_hans(text).startswith(to_hans(title)):
+            extra["title_repeat"] = len(title)
         if node.level == "law":
             title = re.sub(r"^(?:第\s*\S{0,3}\s*[條条]\s*[：:]?|规则\s*\d+)\s*", "", title)
         first, last = stream.line_range(start, max(start + 1, end))
         seg = Segment(work, node.cite, src.sigil, src.file, title, text, (first, last),
-                      notes=seg_notes, extra={"marker": marker.strip()})
+                      notes=seg_notes, extra=extra)
         segments.append(seg)
     if segments and fmt == "pinyin-glued" and not re.search(r"[。；）)]$", segments[-1].text):
         segments[-1].extra["truncated"] = True
         segments[-1].notes.append({"kind": "loss", "what": f"抄本{src.sigil}至此款中断", "from": src.file})
     _attach_footnotes(adapted, segments)
+    _markers_from_repeated_copy(adapted, segments, outline)
     if fmt == "pinyin-glued" and law_pos and min(law_pos.values())[0] > 0:
         head = _clean(stream.raw[: min(v[0] for v in law_pos.values())])
         if head:
@@ -216,15 +219,21 @@ def _find_laws(stream: Stream, laws: list[Node], fmt: str, src) -> dict[int, tup
                                                      f"（该抄本各条自第{first_law}条起依次排列）",
                          "from": "条标题的次序，并与大纲标题逐一核对"})
         return out
+    previous = 0
     for start in stream.starts:
         line_end = hans.find("\n", start)
-        m = pattern.match(hans, start, line_end if line_end >= 0 else len(hans))
-        if m:
-            law = int(m.group(1))
+        head = pattern.match(hans, start, line_end if line_end >= 0 else len(hans))
+        if head:
+            law = int(head.group(1))
             node = by_number.get(law)
+            line = stream.line_range(start, start + 1)[0]
             if node is None:
-                raise KbError(f"{src.path}:{stream.line_range(start, start + 1)[0]}: law {law} is not in the outline")
-            tend = _title_after(hans, m.end(), node) or m.end()
+                raise KbError(f"{src.path}:{line}: law {law} is not in the outline")
+            if law <= previous:     # a damaged heading digit: never glue a law into its neighbour
+                raise KbError(f"{src.path}:{line}: law heading {head.group(0)} breaks the law sequence "
+                              f"(it follows law {previous})")
+            previous = law
+            tend = _title_after(hans, head.end(), node) or head.end()
             out[law] = (start, start, tend, None)
     # Headings with a wrong number (第一條) or none at all (a bare title), by title.
     expected = sorted(by_number)
@@ -233,13 +242,13 @@ def _find_laws(stream: Stream, laws: list[Node], fmt: str, src) -> dict[int, tup
             continue
         node = by_number[law]
         for start in stream.starts:
-            m = BAD_LAW_NUMBER.match(hans, start)
-            at = m.end() if m else start
+            bad = BAD_LAW_NUMBER.match(hans, start)
+            at = bad.end() if bad else start
             tend = _title_after(hans, at, node)
             if tend is None or not _between(out, law, start):
                 continue
-            if m:
-                note = {"kind": "recovery", "what": f"抄本{src.sigil}此条标题作“{m.group(0)}”；据标题与位置定为第{law}条",
+            if bad:
+                note = {"kind": "recovery", "what": f"抄本{src.sigil}此条标题作“{bad.group(0)}”；据标题与位置定为第{law}条",
                         "from": "规则大纲（kb/data/outline）与其他抄本"}
             else:
                 note = {"kind": "recovery", "what": f"抄本{src.sigil}此条无条号，仅有标题；定为第{law}条",
@@ -326,3 +335,27 @@ def _attach_footnotes(adapted: Adapted, segments: list[Segment]) -> None:
             raise KbError(f"{adapted.source.path}:{b.lines[0]}: footnote [{b.label}] has no clause to attach to")
         target.footnotes.append({"n": b.label, "text": b.text, "source": adapted.source.file,
                                  "lines": list(b.lines)})
+
+
+def _markers_from_repeated_copy(adapted: Adapted, segments: list[Segment], outline: list[Node]) -> None:
+    """A clause whose letter or number the kept text lost may keep it in the repeated copy the adapter
+    removed (000 repeats Laws 58-60: 「3.已被看到的牌張收回後」): take the marker from there, with a note."""
+    if not adapted.dropped:
+        return
+    nodes = {n.cite: n for n in outline}
+    copy = [to_hans(p) for p in adapted.dropped]
+    for seg in segments:
+        node = nodes.get(seg.cite)
+        if node is None or node.level == "law" or re.search(r"[A-Za-z0-9]", seg.extra.get("marker", "")):
+            continue
+        label = node.path[-1]
+        marker = rf"[（(]\s*{label}\s*[）)]" if node.level == "subitem" else rf"{label}\s*[．.、]"
+        for title in [t.lstrip("~") for t in node.titles]:
+            hit = next((m for p in copy if (m := re.match(rf"\s*({marker})\s*{re.escape(title)}", p))), None)
+            if hit:
+                seg.extra["marker"] = hit.group(1)
+                seg.notes.append({"kind": "recovery",
+                                  "what": f"抄本{seg.sigil}此处失去款号“{hit.group(1)}”；其重复的一段（已删去的副本）"
+                                          f"作“{hit.group(0).strip()}”",
+                                  "from": f"{seg.source}（重复的一段）"})
+                break

@@ -44,6 +44,8 @@ def segment(adapted: Adapted, work: str) -> list[Segment]:
         if section is None:
             raise KbError(f"{where}: numbered item before any section")
         m = ITEM.match(block.text)
+        if m is None:
+            raise KbError(f"{where}: not a numbered item")
         n = int(m.group("n"))
         if n == 1:                  # a list starts: one level deeper (七抢一's cases, 错杠之处理)
             stack.append(1)

@@ -1,149 +1,19 @@
-"""Cross-references between clauses: find, resolve, annotate (in the manner of eyecite).
+"""Bridge law citations: find them in a clause text and resolve them to record ids.
 
-1. ``find_references(text)`` finds every law citation in a Simplified clause text
-   (第47条E款2, 规则45C4(b), 本条B款1(a), 上述(a)或(b), damaged 参阅第条款 ...) and
-   returns :class:`Citation` objects with spans into ``text``.
-2. ``resolve(cit, work=..., law=..., path=..., exists=...)`` turns a citation into a
-   :class:`Ref` whose ``target`` is a record id of the citing work, or explains why not
-   (``external``, ``lost``, ``unresolved``).
-3. ``annotate(text, refs, href)`` wraps resolved references in links.
-
-Mahjong references by name live in :mod:`kb.xref_mahjong` (re-exported here).
-
-Choices:
-
-* Spans cover the citation proper: ``规则``/``第``/``本条``/``上述`` ... up to the last
-  designator, never the verb before it (参阅, 按, 应用).
-* A list (第70条、71条; 上述A款1、2; 本条规则C、D或E项; 上述(a)或(b)) gives one
-  citation per member; later members inherit the earlier member's law/clause/item.
-* A clause range (上述A至E各款, 本条规则A到E项) is one citation; it resolves to the law
-  record with ``coarser=True``, ``wanted="47A-E"`` and ``members`` = the existing clause ids.
-* A law of the 1997 Laws (1-93) that the work's corpus does not hold is ``external`` with
-  ``target=None`` and ``law=N`` (no synthetic target id).
-* Damaged text: ``□`` (the ingest stage's mark for a lost digit or letter: 第□条□款,
-  本条□款, 以下（□）项) or the unmarked 002 forms (第条款, 参阅条款, 第条、条、条) give
-  ``lost`` citations: never a target, even when part of the number survived.
-* Bare self-references (本条规则 / 本条规定 without a clause) are not reported.
-* Chinese-numeral law numbers (第十二条) are not recognised: in these texts 第+Chinese
-  numeral counts tricks and cards (第十二墩), and the one 第一条 is a garbled heading.
+Spans cover the citation proper (规则/第/本条/上述 … up to the last designator), never
+the verb before it. A list gives one citation per member; a clause range (上述A至E各款)
+is one citation resolved to the law with its member clauses. Damaged text (the ingest
+stage's □, or 002's unmarked 第条款) gives ``lost`` citations, never a target.
 """
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = [
-    "Citation", "Ref", "find_references", "resolve", "resolve_all", "record_refs", "annotate",
-    "fold", "record_id", "compact", "find_term_references", "LAW_RANGE", "LOST_MARK",
-]
+from kb.xref.models import LAW_RANGE, LOST_MARK, Citation, Ref, compact, fold, record_id
 
-LAW_RANGE = range(1, 94)          # the 1997 Laws of Duplicate Bridge: Laws 1-93
-
-# --------------------------------------------------------------------------- folding
-
-_TRAD = str.maketrans({
-    "條": "条", "規": "规", "則": "则", "參": "参", "閱": "阅", "見": "见",
-    "應": "应", "據": "据", "項": "项", "與": "与",
-})
-
-
-def fold(text: str) -> str:
-    """Fold fullwidth ASCII and the ideographic space to ASCII, and a few Traditional
-    characters used in citations to Simplified. One character in, one out: offsets into
-    the folded text are offsets into ``text``."""
-    out = []
-    for ch in text:
-        o = ord(ch)
-        if 0xFF01 <= o <= 0xFF5E:
-            out.append(chr(o - 0xFEE0))
-        elif o == 0x3000:
-            out.append(" ")
-        else:
-            out.append(ch)
-    return "".join(out).translate(_TRAD)
-
-
-# --------------------------------------------------------------------------- data types
-
-@dataclass
-class Citation:
-    """A reference as found in the text, before resolution."""
-
-    text: str                        # the matched text, == source[span[0]:span[1]]
-    span: tuple[int, int]
-    law: int | None = None           # absolute citations only
-    clause: str | None = None        # "A".."H" (upper case)
-    item: int | None = None
-    sub: str | None = None           # "a".."h"
-    relative: str | None = None      # None | "this" (本条) | "above" (上述) | "below" (以下)
-    lost: bool = False               # digits/letters dropped in the source
-    range_end: str | None = None     # clause ranges: 上述A至E各款 -> clause "A", range_end "E"
-
-    @property
-    def compact(self) -> str:
-        """Compact citation without the law when relative: "45C4b", "B1a", "(a)"."""
-        return compact(self.law, self.clause, self.item, self.sub, self.range_end)
-
-
-@dataclass
-class Ref:
-    """A resolved reference: the value of a record's ``refs`` field."""
-
-    text: str
-    span: tuple[int, int]
-    target: str | None
-    status: str                      # "resolved" | "external" | "lost" | "unresolved"
-    coarser: bool = False            # target is an ancestor of what was cited
-    wanted: str | None = None        # the precise citation when coarser/unresolved/external
-    law: int | None = None           # the cited law number, when known
-    members: list[str] = field(default_factory=list)   # clause ranges: existing member ids
-
-    def to_json(self) -> dict[str, Any]:
-        """Dict for the record field ``refs``; optional fields only when set."""
-        out: dict[str, Any] = {
-            "text": self.text, "span": [self.span[0], self.span[1]],
-            "target": self.target, "status": self.status,
-        }
-        if self.coarser:
-            out["coarser"] = True
-        if self.wanted is not None:
-            out["wanted"] = self.wanted
-        if self.law is not None:
-            out["law"] = self.law
-        if self.members:
-            out["members"] = list(self.members)
-        return out
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> Ref:
-        return cls(text=obj["text"], span=(obj["span"][0], obj["span"][1]),
-                   target=obj.get("target"), status=obj["status"],
-                   coarser=obj.get("coarser", False), wanted=obj.get("wanted"),
-                   law=obj.get("law"), members=list(obj.get("members", [])))
-
-
-def compact(law: int | None, clause: str | None = None, item: int | None = None,
-            sub: str | None = None, range_end: str | None = None) -> str:
-    """"45C4b"; a clause range "47A-E"; a bare sub-item "(a)"."""
-    s = "" if law is None else str(law)
-    if clause:
-        s += clause + (f"-{range_end}" if range_end else "")
-    if item is not None:
-        s += str(item)
-    if sub:
-        s += sub if (clause or item is not None) else f"({sub})"
-    return s
-
-
-def record_id(work: str, path: Sequence[str]) -> str:
-    """``record_id("cbr1999", ["45", "C", "4", "b"]) == "cbr1999:45C4b"``."""
-    return f"{work}:{''.join(path)}"
-
-
-# --------------------------------------------------------------------------- patterns
+__all__ = ["find_references", "resolve", "resolve_all"]
 
 _W = r"[ \t\r\n]*"                                   # whitespace between tokens (after fold)
 _NUM = r"\d(?:[ \t\r\n]*\d){0,2}"                     # law number, may be broken by a line wrap
@@ -172,7 +42,6 @@ _REL = re.compile(
     rf"|\({_W}(?P<osub>[a-h]){_W}\)(?:{_W}项)?)")
 # Damaged text. The ingest stage marks a lost digit or letter with LOST_MARK (第□条□款,
 # 本条□款, 以下（□）项); the raw 002 forms without marks (第条款, 参阅条款) are found too.
-LOST_MARK = "□"
 _L = LOST_MARK
 # 第□条□款 / 规则第条 / 第条() / 第45条□款 (a partial loss is still lost); not the heading 第条：
 _LOST_ABS = re.compile(
@@ -235,6 +104,10 @@ def _looks_like_heading(t: str, m: re.Match[str]) -> bool:
 def _cit(src: str, start: int, end: int, **kw: Any) -> Citation:
     while start < end and src[start].isspace():
         start += 1
+    if start > 0 and src[start - 1] == "〔":
+        start -= 1                     # the opening bracket of a restored number: 、〔31〕条
+    if src[end:end + 1] == "〕" and src.count("〔", start, end) > src.count("〕", start, end):
+        end += 1                       # the closing bracket of a restored number: 款〔2〕
     return Citation(text=src[start:end], span=(start, end), **kw)
 
 
@@ -384,8 +257,6 @@ def find_references(text: str) -> list[Citation]:
     return result
 
 
-# --------------------------------------------------------------------------- resolve
-
 def _letters(a: str, b: str) -> list[str]:
     return [chr(o) for o in range(ord(a), ord(b) + 1)]
 
@@ -395,8 +266,10 @@ def resolve(cit: Citation, *, work: str, law: int | None = None,
             external_laws: Iterable[int] = LAW_RANGE) -> Ref:
     """Resolve ``cit`` found in the record ``work``/``law``/``path`` to a :class:`Ref`.
 
-    The most specific existing record wins; an existing ancestor is linked with
-    ``coarser=True``. Never guesses: lost digits give ``lost`` with no target.
+    Only the exact record links: a clause missing from a law the corpus holds is
+    ``unresolved`` (a damaged or mistaken citation, never a silent link to an ancestor);
+    a clause range links to its law with ``coarser=True`` when every member exists.
+    Never guesses: lost digits give ``lost`` with no target.
     """
     def ref(status: str, target: str | None = None, **kw: Any) -> Ref:
         return Ref(text=cit.text, span=cit.span, target=target, status=status, **kw)
@@ -434,8 +307,9 @@ def resolve(cit: Citation, *, work: str, law: int | None = None,
         if cit.clause is None or cit.range_end < cit.clause:
             return ref("unresolved", wanted=wanted, law=lawno)
         members = [record_id(work, [str(lawno), c]) for c in _letters(cit.clause, cit.range_end)]
-        members = [m for m in members if exists(m)]
         if exists(record_id(work, [str(lawno)])):
+            if not all(exists(m) for m in members):    # a range naming a clause the law lacks
+                return ref("unresolved", wanted=wanted, law=lawno)
             return ref("resolved", record_id(work, [str(lawno)]), coarser=True, wanted=wanted,
                        law=lawno, members=members)
         if lawno in set(external_laws):
@@ -450,12 +324,11 @@ def resolve(cit: Citation, *, work: str, law: int | None = None,
             if cit.sub:
                 parts.append(cit.sub)
     wanted = "".join(parts)
-    for k in range(len(parts), 0, -1):
-        rid = record_id(work, parts[:k])
-        if exists(rid):
-            if k == len(parts):
-                return ref("resolved", rid, law=lawno)
-            return ref("resolved", rid, coarser=True, wanted=wanted, law=lawno)
+    if exists(record_id(work, parts)):
+        return ref("resolved", record_id(work, parts), law=lawno)
+    if exists(record_id(work, parts[:1])):
+        # the law is in the corpus but the cited clause is not: never a silent link to an ancestor
+        return ref("unresolved", wanted=wanted, law=lawno)
     if lawno in set(external_laws):
         return ref("external", wanted=wanted, law=lawno)
     return ref("unresolved", wanted=wanted, law=lawno)
@@ -470,58 +343,3 @@ def resolve_all(text: str, *, work: str, law: int | None, path: Sequence[str],
             for c in find_references(text)]
 
 
-def record_refs(rec: Any, exists: Callable[[str], bool],
-                external_laws: Iterable[int] = LAW_RANGE) -> list[Ref]:
-    """The ``refs`` of one record (a :class:`kb.records.Record` or anything with ``id``,
-    ``work``, ``law``, ``path``, ``text_hans``): law citations for the bridge works;
-    references by name and between items of one list for twmj16."""
-    if rec.work == "twmj16":
-        from kb.xref_mahjong import find_item_references
-        refs = (find_term_references(rec.text_hans, rec.id, exists=exists)
-                + find_item_references(rec.text_hans, rec.id, exists=exists))
-        refs.sort(key=lambda r: r.span)
-        return [r for i, r in enumerate(refs) if i == 0 or r.span[0] >= refs[i - 1].span[1]]
-    return resolve_all(rec.text_hans, work=rec.work, law=rec.law, path=rec.path,
-                       exists=exists, external_laws=external_laws)
-
-
-# --------------------------------------------------------------------------- annotate
-
-def annotate(text: str, refs: Iterable[Ref], href: Callable[[Ref], str | None], *,
-             style: str = "markdown") -> str:
-    """Wrap each resolved reference in a link; nothing else in ``text`` is escaped.
-
-    ``style="markdown"``: ``[第47条E款2](url)``; unresolved, lost and external stay plain.
-    ``style="html"``: ``<a class="xref" href="url">…</a>``; the others become
-    ``<span class="xref xref-lost">…</span>`` (``-external``, ``-unresolved``).
-    Overlapping or out-of-range spans are skipped (the earlier one wins).
-    """
-    if style not in ("markdown", "html"):
-        raise ValueError(f"unknown style {style!r}")
-    out: list[str] = []
-    pos = 0
-    for r in sorted(refs, key=lambda r: (r.span[0], r.span[1])):
-        a, b = r.span
-        if a < pos or b > len(text) or a >= b:
-            continue
-        url = href(r) if r.status == "resolved" and r.target else None
-        piece = text[a:b]
-        if url:
-            if style == "markdown":
-                piece = f"[{piece}]({url})"
-            else:
-                cls = "xref xref-coarser" if r.coarser else "xref"
-                piece = f'<a class="{cls}" href="{html.escape(url, quote=True)}">{piece}</a>'
-        elif style == "html":
-            piece = f'<span class="xref xref-{r.status}">{piece}</span>'
-        out.append(text[pos:a])
-        out.append(piece)
-        pos = b
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def find_term_references(text: str, self_id: str | None, **kw: Any) -> list[Ref]:
-    """Mahjong references by name; see :func:`kb.xref_mahjong.find_term_references`."""
-    from kb.xref_mahjong import find_term_references as _find
-    return _find(text, self_id, **kw)

@@ -18,11 +18,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from kb.errors import KbError
-from kb.xref import Ref, fold
+from kb.xref.models import Ref, fold
 
 __all__ = ["Term", "load_terms", "find_term_references", "find_item_references", "TERMS_PATH"]
 
-TERMS_PATH = Path(__file__).parent / "data" / "xref" / "mahjong_terms.tsv"
+TERMS_PATH = Path(__file__).resolve().parent.parent / "data" / "xref" / "mahjong_terms.tsv"
 
 # Pointer words: the term right after one of these is a reference.
 _TRIGGERS = ("不计", "加计", "另计", "改计", "仍计", "计", "视同", "视为", "同", "依", "判",
