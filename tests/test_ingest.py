@@ -221,12 +221,14 @@ def test_lost_digits_marked_not_guessed(records):
 
 
 def test_restorations_are_marked_and_keep_the_witness_reading(records):
-    rec = records["cbr1999:27C"]
-    assert rec.text_hans == "如果赛员的不足叫牌为越序叫牌，则应用第〔31〕条。"
+    rec = records["cbr1999:32B1"]
+    assert rec.text_hans.endswith("应用第〔36〕条。")
     assert "應用第條" in rec.witnesses[0].text            # the witness's own reading is kept
     (note,) = [n for n in rec.notes if n["kind"] == "restoration"]
-    assert (note["citation"], note["confidence"]) == ("31", "sure") and "Law 27C" in note["from"]
+    assert (note["citation"], note["confidence"]) == ("36", "sure") and "Law 32B1" in note["from"]
     assert not any(n["kind"] == "loss" for n in rec.notes)   # nothing left lost: no 无从补出 note
+    # the 1997 Law 27 was not found: its number is a conjecture, unlinked
+    assert records["cbr1999:27C"].text_hans == "如果赛员的不足叫牌为越序叫牌，则应用第〔31？〕条。"
     # a conjecture is marked as one; 超过□线 is settled in titles and text
     assert "第〔23？〕条" in records["cbr1999:31A2a"].text_hans
     assert records["cbr1999:38"].title_hans == "超过〔七〕线的叫牌"
