@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kb.errors import KbError
-from kb.rules.bridge_cards import (
+from kb.rules.bridge.cards import (
     SEAT_NAMES,
     SUIT_NAMES,
     Card,

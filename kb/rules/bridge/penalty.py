@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kb.errors import KbError
-from kb.rules.bridge_cards import (
+from kb.rules.bridge.cards import (
     SUIT_NAMES,
     Card,
     Result,
@@ -20,7 +20,7 @@ from kb.rules.bridge_cards import (
     parse_suit,
     sort_cards,
 )
-from kb.rules.bridge_play import legal_set
+from kb.rules.bridge.play import legal_set
 
 PENALTY_CARD_KIND_CLAUSES = cids("50B")
 PENALTY_CARD_OBLIGATIONS_CLAUSES = cids(
