@@ -37,7 +37,7 @@ _SUIT_WORDS = {
     "紅心": "H", "紅桃": "H", "方塊": "D", "SPADES": "S", "SPADE": "S", "HEARTS": "H", "HEART": "H",
     "DIAMONDS": "D", "DIAMOND": "D", "CLUBS": "C", "CLUB": "C", **SUIT_SYMBOLS,
 }
-_FILLER = re.compile(r"[\s，,。.！!、]|一张|一張|打|出|张|張|的|牌|PLAY|THE|明手")
+_FILLER = re.compile(r"[\s，,。.！!、]|一张|一張|打|出|张|張|的|牌|PLAY|THE|OF|明手")
 _RANK_WORDS = {"10": "T", "十": "T", "ACE": "A", "KING": "K", "QUEEN": "Q", "JACK": "J", "TEN": "T",
                "老K": "K"}
 

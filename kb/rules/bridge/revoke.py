@@ -324,7 +324,7 @@ def revoke_adjustment(revoke_trick: Any, revoke_trick_winner: Any, offender: Any
         rule = "64A2"
         won = f"其同伴{SEAT_NAMES[winner]}赢得了藏牌墩" if side_won_revoke else "违规方在藏牌以后赢得了牌墩"
         count = 1 + (1 if with_legal else 0)
-        text = f"{who}未赢得藏牌墩，{won}，打牌结束后转一墩给{SIDE_NAMES[other]}（64A2）"
+        text = f"第{trick}墩{who}藏牌，{who}未赢得藏牌墩，{won}，打牌结束后转一墩给{SIDE_NAMES[other]}（64A2）"
         if with_legal:
             text += "；违规者又用藏牌时可合法打出的牌张在藏牌以后赢墩，该墩也须转给非违规方"
         text += "。"
