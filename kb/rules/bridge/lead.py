@@ -63,16 +63,15 @@ def lead_out_of_turn(leader: Any, correct_leader: Any, declarer: Any, card: Any,
     defender = off not in (decl, dummy)
     who = f"{SEAT_NAMES[off]}（{'防家' if defender else ('庄家' if off == decl else '明手')}）"
     situation = (f"{'首引' if opening else '本墩'}应由{SEAT_NAMES[right]}引牌，{who}越序引出{led.label}")
-    base = {"declarer": decl, "dummy": dummy}
     if by is not None:
         if by == next_seat(off):
             return LeadRuling(clauses=cids("53A"), chosen="accept", lead_stands=True, next_to_play=next_seat(by),
                               explanation=f"{situation}；违规引牌者的下家{SEAT_NAMES[by]}接续打牌，越序引牌成为正常引牌（53A）。",
-                              **base)
+                              declarer=decl, dummy=dummy)
         if next_seat(by) == off:
             return LeadRuling(clauses=cids("53B", "57"), chosen="accept", lead_stands=True,
                               explanation=f"{situation}；越序引牌者的上家{SEAT_NAMES[by]}针对违规引牌打了牌，越序引牌成立，"
-                                          f"并应用第57条（53B）。", **base)
+                                          f"并应用第57条（53B）。", declarer=decl, dummy=dummy)
         raise KbError(f"played_by: {SEAT_NAMES[by]}既不是越序引牌者的下家，也不是其上家")
     if not defender:
         if opening:
@@ -82,17 +81,17 @@ def lead_out_of_turn(leader: Any, correct_leader: Any, declarer: Any, card: Any,
         defenders_turn = right not in (decl, dummy)
         if pick is None:
             return LeadRuling(clauses=cids("55A", "55B1" if defenders_turn else "55B2", "55C"),
-                              options=("accept", "withdraw"), director_judgement=cids("55C"), **base,
+                              options=("accept", "withdraw"), director_judgement=cids("55C"), declarer=decl, dummy=dummy,
                               explanation=f"{situation}：任一防家可接受该引牌（55A、53A），或要求收回"
                                           + ("：放回原处，不判罚（55B1）" if defenders_turn else "：收回并从正确方位引牌（55B2）")
                                           + "；如庄家利用由此获得的资讯制定打牌路线，裁判可判给调整分（55C，由裁判判断）。")
         if pick == "accept":
             return LeadRuling(clauses=cids("55A", "53A"), chosen=pick, lead_stands=True, next_to_play=next_seat(off),
-                              **base, explanation=f"{situation}；防家接受该引牌，成为正常引牌（55A、53A），由{SEAT_NAMES[next_seat(off)]}接着打牌。")
+                              declarer=decl, dummy=dummy, explanation=f"{situation}；防家接受该引牌，成为正常引牌（55A、53A），由{SEAT_NAMES[next_seat(off)]}接着打牌。")
         rule = "55B1" if defenders_turn else "55B2"
         what = "庄家将错误引出的牌放回原处，不判罚" if defenders_turn else "庄家收回该牌，从正确方位引牌"
         return LeadRuling(clauses=cids(rule, "55C"), chosen=pick, next_to_play=right, director_judgement=cids("55C"),
-                          **base, explanation=f"{situation}；防家要求收回：{what}（{rule}），由{SEAT_NAMES[right]}引牌；"
+                          declarer=decl, dummy=dummy, explanation=f"{situation}；防家要求收回：{what}（{rule}），由{SEAT_NAMES[right]}引牌；"
                                               f"如庄家利用由此获得的资讯，裁判可判给调整分（55C，由裁判判断）。")
     # a defender led out of turn
     if opening and (seen or began):
@@ -114,7 +113,7 @@ def lead_out_of_turn(leader: Any, correct_leader: Any, declarer: Any, card: Any,
         text += (f"；或要求收回：{led.label}成为重罚张（56），由{SEAT_NAMES[right]}引牌，"
                  f"{'其同伴' if right == partner(off) else '引牌者'}引牌时庄家可按第50条D款选择要求或禁止引出该花色（50D2）。")
         clauses = ["53A"] + (["54B", "54B1", "54A"] if opening else []) + ["56", "50D2"]
-        return LeadRuling(clauses=cids(*clauses), options=tuple(opts), **base, explanation=text)
+        return LeadRuling(clauses=cids(*clauses), options=tuple(opts), declarer=decl, dummy=dummy, explanation=text)
     if pick == "declarer_faces_hand":
         if not opening:
             raise KbError("choice: 庄家摊牌成为明手（54A）只适用于越序首引")
@@ -125,13 +124,13 @@ def lead_out_of_turn(leader: Any, correct_leader: Any, declarer: Any, card: Any,
     if pick == "accept":
         if opening:
             return LeadRuling(clauses=cids("54B", "54B1", "53A") + (cids("54C") if seen else ()), chosen=pick,
-                              lead_stands=True, next_to_play=decl, **base,
+                              lead_stands=True, next_to_play=decl, declarer=decl, dummy=dummy,
                               explanation=f"{situation}；庄家接受越序首引（54B、53A）：明手摊牌，该墩第二张牌由庄家{SEAT_NAMES[decl]}"
                                           f"手中打出（54B1）。")
-        return LeadRuling(clauses=cids("53A"), chosen=pick, lead_stands=True, next_to_play=next_seat(off), **base,
+        return LeadRuling(clauses=cids("53A"), chosen=pick, lead_stands=True, next_to_play=next_seat(off), declarer=decl, dummy=dummy,
                           explanation=f"{situation}；庄家接受，越序引牌成为正常引牌（53A），由{SEAT_NAMES[next_seat(off)]}接着打牌。")
     clauses = (["54D"] if opening else []) + ["56", "50D", "50D2" if right == partner(off) else "50D1"]
-    return LeadRuling(clauses=cids(*clauses), chosen=pick, next_to_play=right, penalty_cards=(str(led),), **base,
+    return LeadRuling(clauses=cids(*clauses), chosen=pick, next_to_play=right, penalty_cards=(str(led),), declarer=decl, dummy=dummy,
                       explanation=f"{situation}；庄家要求收回{'（54D）' if opening else ''}：{led.label}成为重罚张（56），"
                                   f"应用第50条D款：由{SEAT_NAMES[right]}引牌"
                                   + (f"，庄家可要求或禁止其引出{led.label}的花色（50D2）。" if right == partner(off)

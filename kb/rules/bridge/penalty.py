@@ -261,4 +261,4 @@ def _chosen_suits(suits: Any, penalty_suits: list[str], opt: str, one_suit: bool
         raise KbError("suits: 重复的花色")
     if opt == "require" and len(chosen) != 1:
         raise KbError(f"suits: 庄家只能要求引出一种花色，收到 {len(chosen)} 种")
-    return [s for s in "SHDC" if s in chosen]  # type: ignore[misc]
+    return [s for s in "SHDC" if s in chosen]

@@ -289,6 +289,7 @@ def revoke_adjustment(revoke_trick: Any, revoke_trick_winner: Any, offender: Any
     if with_legal and not later:
         raise KbError("offender_won_later_with_legal_card: 违规方在藏牌后没有赢墩（later_tricks_won 为空），"
                       "违规者不可能在藏牌后赢墩")
+    assert off is not None and winner is not None
     offending = side(off)
     other = "EW" if offending == "NS" else "NS"
     side_won_revoke = side(winner) == offending
