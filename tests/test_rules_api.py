@@ -49,3 +49,10 @@ def test_bad_requests(client, path, body, status):
 def test_catalogue(client):
     data = client.get("/api/rules/catalogue").json()
     assert any(e["command"] == "kb mahjong settle" for e in data)
+
+
+def test_traditional_script(client):
+    r = client.post("/api/rules/mahjong/score?script=hant", json={"line": "123m456m789m234p678p55s 自摸"})
+    assert [i["name"] for i in r.json()["items"]] == ["門清", "不求·自摸", "獨聽"]
+    assert r.json()["items"][0]["clause"] == "twmj16:patterns.3"
+    assert client.post("/api/rules/mahjong/score?script=x", json={}).status_code == 400

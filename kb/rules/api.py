@@ -4,6 +4,7 @@
 ``POST /api/rules/bridge/{command}``     body: the ruling's JSON object → its result (``kb bridge COMMAND --json``)
 ``POST /api/rules/mahjong/score``        body: a hand as JSON, or ``{"line": "123m…"}`` → ``kb mahjong score --json``
 ``POST /api/rules/mahjong/settle``       body: as ``kb mahjong settle`` → payments
+``?script=hant`` gives every text of the answer in Traditional script.
 Bad input is a 400 with ``{"error": one line}``; an unknown command a 404; a body over 64 KB a 413.
 """
 from __future__ import annotations
@@ -64,14 +65,31 @@ def _settle(data: Any) -> dict[str, Any]:
     return settle(**{**data, "hand": parse_line(hand) if isinstance(hand, str) else hand})
 
 
+def _hant(value: Any) -> Any:
+    """Every string of a result in Traditional script (the hant edition's calculators)."""
+    from kb.normalise import to_hant
+    if isinstance(value, str):
+        return to_hant(value)
+    if isinstance(value, list):
+        return [_hant(v) for v in value]
+    if isinstance(value, dict):
+        return {k: v if k in ("clause", "clauses", "tiles", "waits") else _hant(v) for k, v in value.items()}
+    return value
+
+
 async def _run(request: Request, work: Any) -> Response:
+    script = request.query_params.get("script", "hans")
+    if script not in ("hans", "hant"):
+        return _error(400, "script: 应为 hans 或 hant")
     try:
         data = await _body(request)
         result = await run_in_threadpool(work, data)
+        if script == "hant":
+            result = await run_in_threadpool(_hant, result)
     except _TooLarge:
         return _error(413, f"body: 超过 {MAX_INPUT} 字节")
     except KbError as exc:
-        return _error(400, str(exc))
+        return _error(400, str(exc) if script == "hans" else _hant(str(exc)))
     return JSONResponse(result)
 
 
