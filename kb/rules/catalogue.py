@@ -25,6 +25,7 @@ class Entry:
     clauses: tuple[str, ...]
     examples: int = 0
     near_misses: int = 0
+    fields: tuple[str, ...] = ()             # the JSON input's fields, optional ones in brackets
 
     def laws(self) -> list[int]:
         """The bridge Laws (numbers) whose clauses the entry cites."""
@@ -33,7 +34,8 @@ class Entry:
 
     def to_json(self) -> dict[str, Any]:
         return {"command": self.command, "summary": self.summary, "clauses": list(self.clauses),
-                "laws": self.laws(), "examples": self.examples, "near_misses": self.near_misses}
+                "laws": self.laws(), "examples": self.examples, "near_misses": self.near_misses,
+                "fields": list(self.fields)}
 
 
 def entries(with_examples: bool = True) -> list[Entry]:
@@ -53,13 +55,15 @@ def entries(with_examples: bool = True) -> list[Entry]:
         mahjong_n, mahjong_near = len(done), sum(1 for ex in done if ex["result"]["total"] == 0 or ex.get("near_miss"))
         settled = check_settlements()
         settle_n, settle_near = len(settled), sum(1 for ex in settled if ex["title"].startswith("近似"))
-    out = [Entry(f"kb bridge {r.command}", r.summary, r.clauses, counts[r.name], near[r.name]) for r in RULINGS]
+    out = [Entry(f"kb bridge {r.command}", r.summary, r.clauses, counts[r.name], near[r.name], r.fields)
+           for r in RULINGS]
     pattern_ids = tuple(p.clause for p in PATTERNS) + (clause("30.1"), clause("30.2"), COUNTING, WINNING_FORM, WIN,
                                                          FLOWER_REPLACEMENT)
     out.append(Entry("kb mahjong score", "一手胡牌的台数：36 个计台名堂逐项计台、不另计与理由（计台名堂、台数计算准则）",
-                     pattern_ids, mahjong_n, mahjong_near))
+                     pattern_ids, mahjong_n, mahjong_near, ("concealed", "winning_tile", "[melds]", "[flowers]",
+                                                            "[self_drawn]", "…（或一行写法）")))
     out.append(Entry("kb mahjong settle", "胡牌结算：自摸、放铳、庄家与连庄时谁付给胡牌者多少（底与台），条文未定之处明示",
-                     SETTLEMENT_CLAUSES, settle_n, settle_near))
+                     SETTLEMENT_CLAUSES, settle_n, settle_near, ("hand", "dealer", "[discarder]", "[streak_shown]")))
     return out
 
 
@@ -68,5 +72,6 @@ def format_text(items: list[Entry]) -> str:
     lines = []
     for e in items:
         shown = "、".join(e.clauses) if len(e.clauses) <= 12 else "、".join(e.clauses[:12]) + f" 等 {len(e.clauses)} 条"
-        lines.append(f"{e.command}\n  {e.summary}\n  条款：{shown}\n  算例：{e.examples}（近似情形 {e.near_misses}）")
+        lines.append(f"{e.command}\n  {e.summary}\n  字段：{' '.join(e.fields)}\n  条款：{shown}\n"
+                     f"  算例：{e.examples}（近似情形 {e.near_misses}）")
     return "\n".join(lines)

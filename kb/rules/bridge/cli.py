@@ -29,10 +29,10 @@ def render(result: Result) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    epilog = "\n".join(f"  {r.command:26} {r.summary}" for r in BY_COMMAND.values())
+    epilog = "\n".join(f"  {r.command:26} {r.summary}\n  {'':26} 字段：{' '.join(r.fields)}" for r in BY_COMMAND.values())
     parser = argparse.ArgumentParser(
         prog="kb bridge", description="桥牌规则计算（中国桥牌竞赛规则1999），每个子命令一种输入",
-        epilog="子命令：\n" + epilog + "\n输入字段见 kb rules list 与 README。",
+        epilog="子命令（[] 内为可省略的字段）：\n" + epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=list(BY_COMMAND), metavar="COMMAND")
     parser.add_argument("file", help="JSON 输入文件，- 为标准输入")

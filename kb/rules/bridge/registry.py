@@ -29,6 +29,12 @@ class Ruling:
     def name(self) -> str:
         return self.function.__name__
 
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The JSON fields the ruling takes, optional ones in brackets: ``("hand", "[led_suit]")``."""
+        params = inspect.signature(self.function).parameters.values()
+        return tuple(p.name if p.default is inspect.Parameter.empty else f"[{p.name}]" for p in params)
+
 
 RULINGS: tuple[Ruling, ...] = (
     Ruling("legal-cards", play.legal_cards, play.LEGAL_CARDS_CLAUSES, "哪些牌可以引出或跟出（第44条）"),
