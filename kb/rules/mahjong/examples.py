@@ -77,9 +77,10 @@ def check_settlements(path: Path | str | None = None) -> list[dict[str, Any]]:
     for k, ex in enumerate(load_examples(path or SETTLEMENT_PATH), 1):
         title = ex.get("title", "?") if isinstance(ex, dict) else "?"
         label = f"结算例 {k}「{title}」"
-        if not isinstance(ex, dict) or set(ex) != {"title", "clause", "input", "expect"} \
+        if not isinstance(ex, dict) or not {"title", "clause", "input", "expect"} <= set(ex) <= {
+                "title", "clause", "input", "expect", "near_miss"} \
                 or not isinstance(ex["input"], dict) or not isinstance(ex["expect"], dict):
-            raise KbError(f"{label}: 须含 title、clause、input、expect")
+            raise KbError(f"{label}: 须含 title、clause、input、expect（可选 near_miss）")
         data = dict(ex["input"])
         data["hand"] = hand_of(data.get("hand"))
         try:
