@@ -149,3 +149,12 @@ def test_kb_rules_list_json():
     data = json.loads(out.stdout)
     assert out.returncode == 0 and any(e["command"] == "kb bridge insufficient-bid" and "cbr1999:27B1a" in e["clauses"]
                                        for e in data)
+
+
+def test_eight_immortals_three_pay_even_without_self_drawn():
+    # patterns.29「取得全部8张花牌时，应补牌并胡牌，三家赔付，计八仙过海8台1底」
+    hand = {"concealed": "1m 3m 5m 7m 9m 2p 4p 6p 8p 1s 3s 5s 7s 9s E S W".split(), "winning_tile": "W",
+            "flowers": [f"f{i}" for i in range(1, 9)], "flower_win": "八仙过海"}
+    assert pay(settle(hand, "下家")) == [("下家", 1, 9), ("对家", 1, 8), ("上家", 1, 8)]
+    with pytest.raises(KbError, match="没有放铳者"):
+        settle(hand, "下家", "对家")

@@ -71,6 +71,10 @@ def settle(hand: Any, dealer: Any, discarder: Any = None, streak_shown: Any = No
     self_drawn = hand.get("self_drawn") is True
     flower = hand.get("flower_win")
     rob = hand.get("rob_case", 1)
+    if flower == "八仙过海":
+        if discarder is not None:
+            raise KbError("discarder: 八仙过海三家赔付（patterns.29），没有放铳者")
+        self_drawn = True
     if discarder is None and not self_drawn and flower != "七抢一":
         raise KbError("discarder: 非自摸须给出放铳者（下家、对家或上家）")
     if discarder is not None and self_drawn and flower != "七抢一":
@@ -92,7 +96,7 @@ def settle(hand: Any, dealer: Any, discarder: Any = None, streak_shown: Any = No
         clauses.append(cid("patterns.29"))
     if self_drawn and not (flower == "七抢一" and rob == 1):
         payers = list(OTHERS)
-        how = "自摸，三家各付"
+        how = "八仙过海，三家赔付" if flower == "八仙过海" else "自摸，三家各付"
     else:
         assert payer_one is not None
         payers = [payer_one]
