@@ -365,10 +365,10 @@ def test_51B2b_forbid_several_suits():
 
 def test_61A_revoke_definition():
     # 61A「未按第44条的规定跟牌……均构成藏牌」
-    assert is_revoke(["AS", "7S", "2H"], "AS", "H").revoke
-    assert not is_revoke(["AS", "7S"], "AS", "H").revoke          # void: 44D
-    assert not is_revoke(["AS", "2H"], "2H", "H").revoke          # followed
-    assert not is_revoke(["AS", "2H"], "AS", None).revoke         # a lead: 44A
+    assert is_revoke(["AS", "7S", "2H"], "H", "AS").revoke
+    assert not is_revoke(["AS", "7S"], "H", "AS").revoke          # void: 44D
+    assert not is_revoke(["AS", "2H"], "H", "2H").revoke          # followed
+    assert not is_revoke(["AS", "2H"], None, "AS").revoke         # a lead: 44A
 
 
 def test_62A_not_established_must_be_corrected():
@@ -585,9 +585,9 @@ def test_64C_always_cited():
     (designate, ("大", ["AS", "KS"], "H", None, ["2S"]), "led_suit"),
     (designate, ("飞一下", ["AS"]), "call"),
     (designate, (7, ["AS"]), "call"),
-    (is_revoke, (["AS"], "KS", "H"), "card"),
-    (is_revoke, (["AS", "KH"], "AS", "H", ["QD"]), "required_cards[0]"),
-    (is_revoke, (["AS", "KH"], "AS", None, None, "Z"), "required_suit"),
+    (is_revoke, (["AS"], "H", "KS"), "card"),
+    (is_revoke, (["AS", "KH"], "H", "AS", ["QD"]), "required_cards[0]"),
+    (is_revoke, (["AS", "KH"], None, "AS", None, "Z"), "required_suit"),
 ])
 def test_bad_input_names_the_field(func, args, field):
     with pytest.raises(KbError) as info:
@@ -743,3 +743,20 @@ def test_cli_bad_input_exit_2(capsys, monkeypatch, argv, data, field):
 def test_cli_unknown_subcommand(capsys, monkeypatch):
     code, _, err = _run(capsys, monkeypatch, ["shuffle", "-"], "{}")
     assert code == 2 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, data, field", [
+    (["trick", "-"], {"leader": "N", "cards_in_order": ["5S", "KS", "2H", "AS"], "trump": "H"}, "winner"),
+    (["trick", "-"], {"hand": ["AS", "2H"], "led_suit": "H"}, "must_follow"),
+    (["revoke", "-"], {"hand": ["AS", "2H"], "led_suit": "H", "card": "AS"}, "revoke"),
+    (["revoke", "-"], {"revoke_trick": 12, "offender": "E", "events": [], "illegal_inquiry": True}, "penalty_applies"),
+    (["penalty-card", "-"], {"card": "7H", "inadvertent": True}, "kind"),
+])
+def test_cli_former_subcommands_still_run(capsys, monkeypatch, argv, data, field):
+    code, out, err = _run(capsys, monkeypatch, argv + ["--json"], data)
+    assert code == 0 and field in json.loads(out) and not err
+
+
+def test_cli_former_subcommand_without_a_known_key(capsys, monkeypatch):
+    code, out, err = _run(capsys, monkeypatch, ["revoke", "-"], {"leader": "N"})
+    assert code == 2 and "revoke-established" in err and err.count("\n") == 1

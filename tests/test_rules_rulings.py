@@ -83,12 +83,12 @@ def test_impossible_event_sequences_refused(events):
 
 def test_61A_second_limb_required_card_and_suit():
     # 61A「本来能够却未按规则或对方选定罚则的要求引出或打出某牌张或花色」
-    assert is_revoke(["KH", "7S", "2C"], "2C", "D", required_cards=["KH"]).revoke
-    assert not is_revoke(["KH", "7D", "2C"], "7D", "D", required_cards=["KH"]).revoke   # 44C first: unable
-    assert is_revoke(["5H", "AS"], "AS", required_suit="H").revoke
-    unable = is_revoke(["AS", "2C"], "AS", required_suit="H")
+    assert is_revoke(["KH", "7S", "2C"], "D", "2C", required_cards=["KH"]).revoke
+    assert not is_revoke(["KH", "7D", "2C"], "D", "7D", required_cards=["KH"]).revoke   # 44C first: unable
+    assert is_revoke(["5H", "AS"], None, "AS", required_suit="H").revoke
+    unable = is_revoke(["AS", "2C"], None, "AS", required_suit="H")
     assert not unable.revoke and ids("59") <= set(unable.clauses)
-    assert not is_revoke(["KH", "7S"], "KH", "D", required_cards=["KH"]).revoke
+    assert not is_revoke(["KH", "7S"], "D", "KH", required_cards=["KH"]).revoke
 
 
 # ---------------------------------------------------------------- 46B vocabulary

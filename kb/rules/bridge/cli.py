@@ -18,8 +18,23 @@ from kb.rules.bridge.registry import BY_COMMAND, call
 from kb.rules.inputs import read_object
 
 
+# The former subcommands, which chose a ruling by the keys of the object; kept (unlisted) so that
+# scripts written against them still run. Each maps to the commands above, first matching key wins.
+FORMER: dict[str, tuple[tuple[str, str], ...]] = {
+    "trick": (("cards_in_order", "trick-winner"), ("hand", "legal-cards")),
+    "revoke": (("card", "is-revoke"), ("events", "revoke-established"), ("revoke_trick_winner", "revoke-adjustment")),
+    "penalty-card": (("penalty_cards", "penalty-card-obligations"), ("card", "penalty-card-kind")),
+}
+
+
 def run(command: str, data: dict) -> Result:
     """Run the ruling of a subcommand on its JSON object."""
+    if command in FORMER:
+        for key, target in FORMER[command]:
+            if key in data:
+                return call(BY_COMMAND[target].name, data)
+        keys = "、".join(k for k, _ in FORMER[command])
+        raise KbError(f"{command}: 输入须含字段 {keys} 之一（或改用 {'、'.join(t for _, t in FORMER[command])}）")
     return call(BY_COMMAND[command].name, data)
 
 
@@ -34,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="kb bridge", description="桥牌规则计算（中国桥牌竞赛规则1999），每个子命令一种输入",
         epilog="子命令（[] 内为可省略的字段）：\n" + epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=list(BY_COMMAND), metavar="COMMAND")
+    parser.add_argument("command", choices=list(BY_COMMAND) + list(FORMER), metavar="COMMAND")
     parser.add_argument("file", help="JSON 输入文件，- 为标准输入")
     parser.add_argument("--json", action="store_true", help="输出完整 JSON 结果")
     return parser

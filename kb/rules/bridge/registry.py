@@ -11,8 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.auction as auction
+import kb.rules.bridge.defective as defective
+import kb.rules.bridge.dummy as dummy
+import kb.rules.bridge.lead as lead
+import kb.rules.bridge.penalty as penalty
+import kb.rules.bridge.play as play
+import kb.rules.bridge.play_irregular as play_irregular
+import kb.rules.bridge.revoke as revoke
 from kb.errors import KbError
-from kb.rules.bridge import auction, defective, dummy, lead, penalty, play, play_irregular, revoke
 from kb.rules.bridge.cards import Result
 
 

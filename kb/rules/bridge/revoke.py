@@ -64,12 +64,13 @@ class RevokeAdjustment(Result):
     cap: int = 0                               # tricks the offending side won from the revoke trick on
 
 
-def is_revoke(hand: Any, card: Any, led_suit: Any = None, required_cards: Any = None,
+def is_revoke(hand: Any, led_suit: Any, card: Any, required_cards: Any = None,
               required_suit: Any = None) -> RevokeCheck:
     """61A: a revoke is failing to follow suit as 44 requires, or failing, when able, to lead or play
     a card or suit that the law or the non-offenders' chosen penalty requires.
 
-    ``hand`` holds the player's cards before he played ``card`` (penalty cards included);
+    ``hand`` holds the player's cards before he played ``card`` (penalty cards included); ``led_suit``
+    is null for a lead;
     ``required_cards``: cards one of which he had to play (a major penalty card, 50D1; 57A1/57A2's
     highest or lowest card); ``required_suit``: the suit he had to lead or play (50D2a, 51B)."""
     cards = parse_cards(hand, "hand", min_len=1)
