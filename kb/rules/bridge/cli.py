@@ -17,7 +17,6 @@ from kb.rules.bridge.cards import Result
 from kb.rules.bridge.registry import BY_COMMAND, call
 from kb.rules.inputs import read_object
 
-
 # The former subcommands, which chose a ruling by the keys of the object; kept (unlisted) so that
 # scripts written against them still run. Each maps to the commands above, first matching key wins.
 FORMER: dict[str, tuple[tuple[str, str], ...]] = {
