@@ -176,6 +176,20 @@ def test_calls_out_of_rotation(offender, turn, call, kw, rule, must_pass):
     assert "越序" in r.explanation and not r.stands
 
 
+def test_31A2_offender_repeats_or_not():
+    # 31A2(a)「重复原越序时的定约名目时，违规者的同伴在该轮轮到他叫牌时，必须不叫」; (b) otherwise throughout
+    kw = {"offender": "S", "turn": "E", "call": "1S", "rho_next_call": "2C"}
+    assert call_out_of_rotation(**kw, offender_next_call="2S").partner_must_pass == "once"
+    assert call_out_of_rotation(**kw, offender_next_call="2NT").partner_must_pass == "throughout"
+    with pytest.raises(KbError, match="^offender_next_call"):
+        call_out_of_rotation("S", "E", "1S", rho_next_call="P", offender_next_call="2S")
+
+
+def test_every_catalogue_clause_is_a_record(records):
+    for e in entries(with_examples=False):
+        assert all(c in records for c in e.clauses), e.command
+
+
 def test_28_and_29A_acceptance():
     assert call_out_of_rotation("S", "W", "1H", called_over_by="W").stands          # 28B
     assert call_out_of_rotation("E", "W", "X", called_over_by="S").stands           # 29A: LHO called

@@ -137,13 +137,14 @@ _REL_NAMES = {"rho": "上家", "partner": "同伴", "lho": "下家"}
 
 def call_out_of_rotation(offender: Any, turn: Any, call: Any, called_over_by: Any = None,
                          rho_must_pass: Any = False, bid_made_before: Any = False, offender_called_before: Any = False,
-                         conventional: Any = False, rho_next_call: Any = None) -> AuctionRuling:
+                         conventional: Any = False, rho_next_call: Any = None,
+                         offender_next_call: Any = None) -> AuctionRuling:
     """Laws 28–32: ``offender`` made ``call`` when it was ``turn``'s turn. ``called_over_by``: the seat
     that called next before a ruling (28B the player in turn, 29A the offender's LHO);
     ``rho_must_pass``: the offender's RHO was compelled to pass (28A); ``bid_made_before``: a bid had
     been made in the auction (30A vs 30B); ``offender_called_before``: the offender had already called
     (31B/30B3: a change of call, Law 25); ``rho_next_call``: what the RHO then calls (P, a bid, X, XX) —
-    it decides 31A and 32B."""
+    it decides 31A and 32B; ``offender_next_call``: the offender's call after an RHO's call (31A2)."""
     off = parse_seat(offender, "offender")
     tn = parse_seat(turn, "turn")
     assert off is not None and tn is not None
@@ -172,6 +173,8 @@ def call_out_of_rotation(offender: Any, turn: Any, call: Any, called_over_by: An
     conv = parse_bool(conventional, "conventional")
     called_before = parse_bool(offender_called_before, "offender_called_before")
     rho_call = None if rho_next_call is None else parse_call(rho_next_call, "rho_next_call")
+    if offender_next_call is not None and (rho_call is None or rho_call.kind == "P" or what.kind != "bid"):
+        raise KbError("offender_next_call: 只在上家有叫牌行动后、对越序实质叫牌适用（31A2）")
     if rho_call is not None and rel != "rho":
         raise KbError("rho_next_call: 只在轮到违规者上家叫牌时有意义（31A、32B）")
     extra = ("越序叫牌为约定叫牌，判罚针对其关联的定约名目而不是叫出的名目（29C）。" if conv and what.kind == "bid" else "")
@@ -205,6 +208,16 @@ def call_out_of_rotation(offender: Any, turn: Any, call: Any, called_over_by: An
             if rho_call.kind == "P":
                 return AuctionRuling(clauses=cids("29B", "31A1", *more), offender_must=f"重复{what.label}",
                                      explanation=head + extra + f"上家不叫：违规者必须重复原越序叫品{what.label}，如合法则不判罚（31A1）。")
+            nxt = None if offender_next_call is None else parse_call(offender_next_call, "offender_next_call")
+            if nxt is not None:
+                said = f"上家叫{rho_call.label}，违规者接着{nxt.label if nxt.kind != 'bid' else '叫' + nxt.label}："
+                if nxt.kind == "bid" and nxt.strain == what.strain:
+                    return AuctionRuling(clauses=cids("29B", "31A2a", *more), partner_must_pass="once",
+                                         explanation=head + extra + said + f"重复原越序时的定约名目{STRAIN_NAMES[what.strain]}，"
+                                         "违规者的同伴在该轮轮到他叫牌时必须不叫（31A2(a)）。")
+                return AuctionRuling(clauses=cids("29B", "31A2b", *more), partner_must_pass="throughout", lead_penalties=True,
+                                     explanation=head + extra + said + f"未重复原越序的定约名目{STRAIN_NAMES[what.strain]}，"
+                                     f"违规者的同伴此后轮到他叫牌时必须永远不叫，并可应用引牌判罚（31A2(b)）{OUTSIDE.format(26)}。")
             return AuctionRuling(clauses=cids("29B", "31A2a", "31A2b", *more), lead_penalties=True,
                                  offender_must="可作任何合法叫牌",
                                  explanation=head + extra + f"上家叫{rho_call.label}：违规者可作任何合法叫牌；如重复原定约名目"
