@@ -123,7 +123,7 @@ def test_pattern_hit_and_near_miss(number: str) -> None:
     assert clause(number) not in clauses(score(miss))
 
 
-def test_pattern_table_cites_clauses() -> None:
+def test_patterns_cite_clauses() -> None:
     assert [p.number for p in PATTERNS] == list(range(1, 37))
     for p in PATTERNS:
         assert p.clause == f"twmj16:patterns.{p.number}"

@@ -1,4 +1,4 @@
-"""Worked examples (bridge_examples.json): run each through its function and check the result."""
+"""Worked examples (examples.json): run each through its ruling and check the result; near misses marked."""
 from __future__ import annotations
 
 import json

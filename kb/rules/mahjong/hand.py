@@ -1,6 +1,5 @@
 """A mahjong hand as input: the fields, their checks and the situation flags (twmj16).
 
-
 The scoring clauses are 计台名堂 1–36 of work ``twmj16`` (ids ``twmj16:patterns.N``) and
 台数计算准则 (``twmj16:counting``). ``score(hand)`` takes a hand as a JSON-like dict:
 
@@ -16,7 +15,7 @@ seat            开门序 1–4, seat wind 1=E 2=S 3=W 4=N; flowers f1/f5 belong
 round_wind      圈风 E S W N ("E")
 dealer          the winner is the dealer (false)
 from_dealer     a non-dealer wins and the dealer pays (放铳, or his share of a 自摸) (false)
-dealer_streak   the dealer's 连庄 count N for 连N拉N (0)
+dealer_streak   the dealer's 连庄 count N for 连N拉N, 0–99 (0)
 after_kan       won on a replacement tile from the kong tail (杠上开花, 补花 included) (false)
 last_tile       won on the last drawable tile (海底) (false)
 robbing_kan     won by robbing another's 加杠 (抢杠) (false)
@@ -28,6 +27,8 @@ at_deal         the flower win is a 配牌花胡 (pattern 28) (false)
 lilgu           allow the optional 呖咕呖咕 form (pattern 36, 选用) (true)
 note            free text, ignored
 ==============  ==========================================================================
+
+A hand may also be written as one line (kb.rules.mahjong.notation), e.g. ``123m456p789s5566z6z 碰111s``.
 """
 from __future__ import annotations
 
