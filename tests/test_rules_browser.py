@@ -94,7 +94,8 @@ def page(browser):
 def pick_hand(page) -> None:
     for code in HAND:
         page.tap(f'button.kb-tile[data-code="{code}"]')
-    page.check('input[data-flag="自摸"]')
+    page.select_option('select[data-pay="how"]', "自摸")
+    page.select_option('select[data-pay="dealer"]', "对家")
 
 
 @pytest.mark.parametrize("script, total, name", [("hans", "合计：4台", "门清"), ("hant", "合計：4台", "門清")])
@@ -106,6 +107,8 @@ def test_mahjong_calculator_on_a_phone(server, page, script, total, name, tmp_pa
     rows = page.locator(".kb-items tr")
     assert rows.count() >= 2
     assert total in page.inner_text(".kb-out") and name in page.inner_text(".kb-items")
+    pays = page.locator(".kb-pay li").all_inner_texts()
+    assert len(pays) == 3 and sum("1底 5台" in x for x in pays) == 1   # the dealer (对家) pays 4 + 作庄 1
     link = page.locator(".kb-items a.kb-clause").first
     href = link.get_attribute("href")
     assert href and "twmj16/patterns/#patterns-" in href

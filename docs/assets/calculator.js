@@ -73,15 +73,17 @@
       var parts = [line.value.trim()];
       mj.querySelectorAll("[data-flag]").forEach(function (f) {
         var name = f.dataset.flag;
-        if (f.type === "checkbox") { if (f.checked) parts.push(name); }
-        else if (name === "连") { if (Number(f.value) > 0) parts.push("连" + Math.floor(Number(f.value))); }
+        if (name === "连") { if (Number(f.value) > 0) parts.push("连" + Math.floor(Number(f.value))); }
         else parts.push(name + f.value);
       });
+      var how = mj.querySelector('[data-pay="how"]').value, body = {dealer: mj.querySelector('[data-pay="dealer"]').value};
+      if (how === "自摸") parts.push("自摸"); else body.discarder = how;
+      body.hand = parts.join(" ");
       out.textContent = "…";
-      post(mj.dataset.api, {line: parts.join(" ")}).then(function (r) {
+      post(mj.dataset.api, body).then(function (r) {
         out.textContent = "";
         if (!r.ok) { out.appendChild(el("p", "kb-error", msgs.error + "：" + r.data.error)); return; }
-        var d = r.data, table = el("table", "kb-items");
+        var d = r.data.score, table = el("table", "kb-items");
         out.appendChild(el("p", "", msgs.form + "：" + d.form));
         d.items.forEach(function (i) {
           var tr = el("tr");
@@ -98,6 +100,19 @@
           out.appendChild(p);
         }
         out.appendChild(el("p", "kb-total", msgs.total + "：" + d.total + "台"));
+        var pay = el("div", "kb-pay");
+        pay.appendChild(el("p", "kb-pay-head", msgs.pay));
+        var ul = el("ul");
+        r.data.payments.forEach(function (x) { ul.appendChild(el("li", "", x.payer + "：1底 " + x.tai + "台（" + x.detail + "）")); });
+        pay.appendChild(ul);
+        var basis = el("p", "kb-basis");
+        r.data.clauses.forEach(function (c) { basis.appendChild(clauseLink(hrefs, c)); });
+        pay.appendChild(basis);
+        var det = el("details", "kb-silent"), sum = el("summary", "", msgs.silent);
+        det.appendChild(sum);
+        r.data.silent.forEach(function (t) { det.appendChild(el("p", "", t)); });
+        pay.appendChild(det);
+        out.appendChild(pay);
       }).catch(function () { offline(out, msgs, mj.dataset.examples); });
     });
   }

@@ -50,7 +50,7 @@ def catalogue_page(r: Any) -> str:
 def mahjong_page(r: Any) -> str:
     """The 台 calculator: tiles picked by tapping, answered by /api/rules/mahjong/score."""
     ids = [f"twmj16:patterns.{n}" for n in range(1, 37)] + ["twmj16:patterns.30.1", "twmj16:patterns.30.2",
-                                                          "twmj16:counting"]
+                                                          "twmj16:counting", "twmj16:deal-in", "twmj16:streak-marker"]
     hrefs = _hrefs(r, MAHJONG, ids)
     tiles = "".join(f'<button type="button" class="kb-tile" data-code="{_Z.get(t, t)}">{r.t(tile_name(t))}</button>'
                     for t in TILES)
@@ -60,14 +60,18 @@ def mahjong_page(r: Any) -> str:
                     for k, label in (("", "暗牌"), ("吃", "吃"), ("碰", "碰"), ("杠", "明杠"), ("暗杠", "暗杠"),
                                      ("花", "花牌")))
     winds = "".join(f'<option value="{w}">{r.t(w)}</option>' for w in "东南西北")
+    hows = "".join(f'<option value="{v}">{r.t(label)}</option>'
+                   for v, label in (("自摸", "自摸"), ("下家", "下家放铳"), ("对家", "对家放铳"), ("上家", "上家放铳")))
+    dealers = "".join(f'<option value="{v}">{r.t(v)}</option>' for v in ("下家", "对家", "上家", "本家"))
     msgs = {"offline": r.t("计台服务无法连接：本站可能以静态网页发布，没有计算服务。请看计台名堂各条下的算例，或在本机运行 kb serve。"),
-            "total": r.t("合计"), "excluded": r.t("不另计"), "form": r.t("牌型"), "error": r.t("无法计台")}
+            "total": r.t("合计"), "excluded": r.t("不另计"), "form": r.t("牌型"), "error": r.t("无法计台"),
+            "pay": r.t("结算（每家付给胡牌者）"), "silent": r.t("条文未定之处")}
     return f"""{r.switch(MAHJONG)}# {r.t('麻将计台器')}
 
-{r.t('点选牌张组成一手胡牌（暗牌含胡牌那张，最后点的一张即为胡牌），需要时先点“吃、碰、明杠、暗杠、花牌”再点牌。也可以直接输入一行写法，如')} `123m456p789s5566z6z 碰111s`（{r.t('数字+m 万、p 筒、s 索、z 字：1z–7z 为东南西北白发中')}）。
+{r.t('点选牌张组成一手胡牌（暗牌含胡牌那张，最后点的一张即为胡牌），需要时先点“吃、碰、明杠、暗杠、花牌”再点牌；选定胡法与庄家，即得台数与每家付给胡牌者的底与台。也可以直接输入一行写法，如')} `123m456p789s5566z6z 碰111s`（{r.t('数字+m 万、p 筒、s 索、z 字：1z–7z 为东南西北白发中')}）。
 
 <link rel="stylesheet" href="../../assets/rules.css">
-<div id="kb-mj" class="kb-calc" markdown="0" data-api="/api/rules/mahjong/score?script={r.script}" data-hrefs="{_attr(hrefs)}"
+<div id="kb-mj" class="kb-calc" markdown="0" data-api="/api/rules/mahjong/settle?script={r.script}" data-hrefs="{_attr(hrefs)}"
      data-msgs="{_attr(msgs)}" data-examples="../../twmj16/patterns/">
 <div class="kb-kinds" role="group">{kinds}</div>
 <div class="kb-tiles" role="group">{tiles}</div>
@@ -75,9 +79,8 @@ def mahjong_page(r: Any) -> str:
 <label class="kb-line-label" for="kb-mj-line">{r.t('手牌（一行写法）')}</label>
 <input id="kb-mj-line" class="kb-line" type="text" autocomplete="off" maxlength="400" inputmode="text">
 <div class="kb-flags">
-<label><input type="checkbox" data-flag="自摸"> {r.t('自摸')}</label>
-<label><input type="checkbox" data-flag="庄"> {r.t('本家为庄')}</label>
-<label><input type="checkbox" data-flag="庄付"> {r.t('庄家付')}</label>
+<label>{r.t('胡法')} <select data-pay="how">{hows}</select></label>
+<label>{r.t('庄家')} <select data-pay="dealer">{dealers}</select></label>
 <label>{r.t('连庄')} <input type="number" min="0" max="99" value="0" data-flag="连"></label>
 <label>{r.t('门风')} <select data-flag="门风">{winds}</select></label>
 <label>{r.t('圈风')} <select data-flag="圈风">{winds}</select></label>
