@@ -47,6 +47,10 @@ def test_clause_texts_this_file_relies_on(records):
 def test_64B6_every_twelfth_trick_ruling_agrees(illegal, returned, later):
     # 64B6「在第十二墩的藏牌」不判罚: establishment, correction and trick transfer must all say so
     events = [{"seat": "W", "action": "lead", "trick": 13}] if later else []
+    if returned and not later and not illegal:
+        with pytest.raises(KbError, match="^hands_returned"):     # hands returned: trick 13 was played
+            revoke_established(12, "E", events, hands_returned=True)
+        return
     status = revoke_established(12, "E", events, declarer="N", hands_returned=returned, illegal_inquiry=illegal)
     adjustment = revoke_adjustment(12, "E", "E", [13] if later else [])
     assert not status.penalty_applies and adjustment.tricks_transferred == 0
@@ -54,7 +58,7 @@ def test_64B6_every_twelfth_trick_ruling_agrees(illegal, returned, later):
         assert "cbr1999:64B6" in status.clauses and "64B6" in status.explanation
     assert "cbr1999:64B6" in adjustment.clauses
     # 62D1: corrected until the hands are returned, even when established
-    assert status.must_correct == (not returned or (illegal and not returned) or not status.established)
+    assert status.must_correct == (not returned)
 
 
 def test_63B_before_trick_12_still_penalised():

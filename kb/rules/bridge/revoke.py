@@ -217,6 +217,9 @@ def revoke_established(revoke_trick: Any, offender: Any, events: Any, declarer: 
                                 must_correct=True, penalty_applies=False, offender_role=role)
         return RevokeStatus(clauses=cids("61B", "63B"), explanation=text + "，应用第64条处罚。", established=True,
                             established_by=by, must_correct=True, penalty_applies=True, offender_role=role)
+    if by is None and returned:
+        raise KbError("hands_returned: 四手牌已收回牌套，违规方必已对以后的牌墩出牌，藏牌已成立（63A1）；"
+                      "请在 events 中给出违规方的出牌")
     if by is None:
         text = (f"{situation}，尚未成立（违规方未对下一墩引牌或打牌、未指明下一墩的牌、"
                 f"未作或默认声称或承认，63A），必须改正（62A）：违规者收回错打的牌张并跟牌；")
