@@ -32,8 +32,9 @@ def _parser() -> argparse.ArgumentParser:
 
 DELEGATED = {
     "search": "search the rules: kb search QUERY | --json QUERY | --json - (one query per line)",
-    "mahjong": "mahjong 台 scoring: kb mahjong score FILE|- [--json]",
-    "bridge": "bridge rulings: kb bridge trick|revoke|penalty-card|designate FILE|- [--json]",
+    "mahjong": "mahjong 台 and settlement: kb mahjong score FILE|-|--hand LINE, kb mahjong settle FILE|- [--json]",
+    "bridge": "bridge rulings, one command per question (kb rules list): kb bridge COMMAND FILE|- [--json]",
+    "rules": "the catalogue of encoded rulings: kb rules list [--json]",
     "serve": "serve the site and the search API: kb serve [--host 127.0.0.1] [--port N]",
 }
 
@@ -69,9 +70,11 @@ def _delegate(name: str, argv: list[str], build_dir: str | None) -> int:
         import os
         os.environ["KB_BUILD_DIR"] = build_dir
     if name == "mahjong":
-        from kb.rules.mahjong import main as run
+        from kb.rules.mahjong.cli import main as run
     elif name == "bridge":
-        from kb.rules.bridge import main as run
+        from kb.rules.bridge.cli import main as run
+    elif name == "rules":
+        from kb.rules.cli import main as run
     elif name == "search":
         from kb.search.query import main as run
     else:

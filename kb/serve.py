@@ -284,6 +284,7 @@ def openapi_schema() -> dict[str, Any]:
 def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE) -> Starlette:
     """The ASGI app for a build directory (built first if missing or stale)."""
     from kb.build import ensure_built
+    from kb.rules import api as rules_api
 
     out = ensure_built(out, need_site=True)
     service = Service(out, cache_size)
@@ -331,6 +332,7 @@ def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE) -> Star
             Route("/api/health", api_health, methods=["GET"]),
             Route("/api/openapi.json", api_openapi, methods=["GET"]),
             Route("/", root, methods=["GET"]),
+            Mount("/api/rules", routes=rules_api.routes()),
             Mount("/", app=StaticFiles(directory=service.site, html=True)),
         ],
         exception_handlers={HTTPException: _http_error, 500: _server_error},

@@ -7,6 +7,7 @@ in a block are written ⟦id⟧ and turned into links by the site renderer.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from kb.errors import KbError
 from kb.records import Record
@@ -14,55 +15,66 @@ from kb.records import Record
 
 def site_examples(records: list[Record]) -> dict[str, list[str]]:
     """Clause id -> Markdown blocks (Simplified) showing each verified example."""
+    from kb.rules.bridge.examples import check_examples as bridge_check
+    from kb.rules.mahjong.examples import check_examples as mahjong_check
+    from kb.rules.mahjong.examples import check_settlements
+    from kb.rules.mahjong.scoring import INTERPRETATIONS
     ids = {r.id for r in records}
     out: dict[str, list[str]] = {}
-    from kb.rules.mahjong import INTERPRETATIONS
     for reading in INTERPRETATIONS:       # where the text can be read two ways: say which reading the code takes
         if reading["clause"] not in ids:
             raise KbError(f"mahjong reading of {reading['name']} cites {reading['clause']}, which is not a record")
         out.setdefault(reading["clause"], []).append(
             f'!!! info "本库的读法（计台代码据此）"\n    {reading["reading"]}\n')
-    for checked in _checked():
-        clause = checked["clause"]
+    blocks = ([(ex, _bridge_block(ex)) for ex in bridge_check()] + [(ex, _mahjong_block(ex)) for ex in mahjong_check()]
+              + [(ex, _settle_block(ex)) for ex in check_settlements()])
+    for ex, block in blocks:
+        clause = ex["clause"]
         if clause not in ids:
-            raise KbError(f"worked example '{checked['title']}' cites {clause}, which is not a record")
-        out.setdefault(clause, []).append(_block(checked))
+            raise KbError(f"worked example '{ex['title']}' cites {clause}, which is not a record")
+        out.setdefault(clause, []).append(block)
     return out
 
 
-def _checked() -> list[dict]:
-    from kb.rules.bridge_examples import check_examples as bridge_check
-    from kb.rules.mahjong import check_examples as mahjong_check
-    return bridge_check() + mahjong_check()
+def _cites(result: dict[str, Any], fallback: str) -> str:
+    return " ".join(f"⟦{c}⟧" for c in (result.get("clauses") or [fallback]))
 
 
-def _block(ex: dict) -> str:
-    result = ex.get("result", {})
-    if "hand" in ex:
-        summary = _mahjong_summary(ex["hand"], result)
-        command = "kb mahjong score -"
-        given = ex["hand"]
+def _frame(ex: dict[str, Any], summary: str, cites: str, command: str, given: Any) -> str:
+    near = "（近似情形）" if ex.get("near_miss") else ""
+    if isinstance(given, str):
+        code, lang = given, "text"
     else:
-        summary = result.get("explanation", "")
-        command = f"kb bridge {_bridge_command(ex['function'])} -"
-        given = ex["input"]
-    cites = " ".join(f"⟦{c}⟧" for c in (result.get("clauses") or [ex["clause"]]))
-    code = json.dumps(given, ensure_ascii=False)
-    return (f'!!! example "算例：{ex["title"]}"\n'
+        code, lang = json.dumps(given, ensure_ascii=False), "json"
+    return (f'!!! example "算例{near}：{ex["title"]}"\n'
             f"    {summary}\n\n"
             f"    依据：{cites}（构建时已由规则代码核验）\n\n"
             f'    ??? quote "输入（可用 `{command}` 复算）"\n'
-            f"        ```json\n        {code}\n        ```\n")
+            f"        ```{lang}\n        {code}\n        ```\n")
 
 
-def _bridge_command(function: str) -> str:
-    """The `kb bridge` subcommand that runs a rules function (from the bridge CLI's own table)."""
-    from kb.rules.bridge import _DISPATCH
-    return next((sub for sub, pairs in _DISPATCH.items() if any(fn == function for _, fn in pairs)), function)
+def _bridge_block(ex: dict[str, Any]) -> str:
+    from kb.rules.bridge.registry import command_of
+    result = ex["result"]
+    return _frame(ex, result["explanation"], _cites(result, ex["clause"]),
+                  f"kb bridge {command_of(ex['function'])} -", ex["input"])
+
+
+def _mahjong_block(ex: dict[str, Any]) -> str:
+    from kb.rules.mahjong.examples import hand_of
+    result = ex["result"]
+    return _frame(ex, _mahjong_summary(hand_of(ex["hand"]), result), "", "kb mahjong score -", ex["hand"]) \
+        .replace("    依据：（构建时已由规则代码核验）\n\n", "    （构建时已由规则代码核验）\n\n")
+
+
+def _settle_block(ex: dict[str, Any]) -> str:
+    result = ex["result"]
+    summary = result["explanation"] + "\n\n    条文未定：" + "".join(result["silent"])
+    return _frame(ex, summary, _cites(result, ex["clause"]), "kb mahjong settle -", ex["input"])
 
 
 def _mahjong_summary(hand: dict, result: dict) -> str:
-    from kb.rules.mahjong_tiles import tile_name
+    from kb.rules.mahjong.tiles import tile_name
     concealed = " ".join(tile_name(t) for t in hand.get("concealed", []))
     kinds = {"chi": "吃", "pon": "碰", "kan": "明杠", "ankan": "暗杠"}
     melds = "；".join(f"{kinds.get(m['type'], m['type'])} {''.join(tile_name(t) for t in m['tiles'])}"

@@ -12,23 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kb.errors import KbError
-from kb.rules.bridge import (
-    CLAUSES,
-    EXAMPLES_PATH,
-    FUNCTIONS,
-    check_examples,
-    designate,
-    is_revoke,
-    legal_cards,
-    main,
-    penalty_card_kind,
-    penalty_card_obligations,
-    revoke_adjustment,
-    revoke_established,
-    trick_winner,
-)
-from kb.rules.bridge_cards import RANKS, SEATS, SUITS
-from kb.rules.bridge_registry import call
+from kb.rules.bridge.cards import RANKS, SEATS, SUITS
+from kb.rules.bridge.cli import main
+from kb.rules.bridge.dummy import designate
+from kb.rules.bridge.examples import EXAMPLES_PATH, check_examples
+from kb.rules.bridge.penalty import penalty_card_kind, penalty_card_obligations
+from kb.rules.bridge.play import legal_cards, trick_winner
+from kb.rules.bridge.registry import CLAUSES, FUNCTIONS, call
+from kb.rules.bridge.revoke import is_revoke, revoke_adjustment, revoke_established
 
 
 def cl(*ids: str) -> list[str]:
@@ -595,6 +586,8 @@ def test_64C_always_cited():
     (designate, ("飞一下", ["AS"]), "call"),
     (designate, (7, ["AS"]), "call"),
     (is_revoke, (["AS"], "H", "KS"), "card"),
+    (is_revoke, (["AS", "KH"], "H", "AS", ["QD"]), "required_cards[0]"),
+    (is_revoke, (["AS", "KH"], None, "AS", None, "Z"), "required_suit"),
 ])
 def test_bad_input_names_the_field(func, args, field):
     with pytest.raises(KbError) as info:
@@ -694,7 +687,7 @@ def _run(capsys, monkeypatch, argv, data):
 
 
 def test_cli_text_output(capsys, monkeypatch):
-    code, out, err = _run(capsys, monkeypatch, ["trick", "-"],
+    code, out, err = _run(capsys, monkeypatch, ["trick-winner", "-"],
                           {"leader": "N", "cards_in_order": ["5S", "KS", "2H", "AS"], "trump": "H"})
     assert code == 0 and "南家赢得此墩" in out and "cbr1999:44E" in out and not err
 
@@ -703,17 +696,24 @@ def test_cli_json_output_and_bridge_prefix(capsys, monkeypatch, tmp_path):
     path = tmp_path / "in.json"
     path.write_text(json.dumps({"revoke_trick": 5, "revoke_trick_winner": "E", "offender": "E",
                                 "later_tricks_won": [7]}), encoding="utf-8")
-    code, out, _ = _run(capsys, monkeypatch, ["bridge", "revoke", str(path), "--json"], "")
+    code, out, _ = _run(capsys, monkeypatch, ["bridge", "revoke-adjustment", str(path), "--json"], "")
     assert code == 0 and json.loads(out)["tricks_transferred"] == 2
 
 
 @pytest.mark.parametrize("argv, data", [
-    (["penalty-card", "-"], {"card": "7H", "inadvertent": True}),
-    (["penalty-card", "-"], {"penalty_cards": ["KH"], "turn": "partner_lead", "kind": "major"}),
+    (["penalty-card-kind", "-"], {"card": "7H", "inadvertent": True}),
+    (["penalty-card-obligations", "-"], {"penalty_cards": ["KH"], "turn": "partner_lead", "kind": "major"}),
     (["designate", "-"], {"call": "随便", "dummy_cards": ["AS"]}),
-    (["revoke", "-"], {"revoke_trick": 5, "offender": "E", "events": []}),
-    (["revoke", "-"], {"hand": ["AS", "2H"], "led_suit": "H", "card": "AS"}),
-    (["trick", "-"], {"hand": ["AS", "2H"], "led_suit": "H"}),
+    (["revoke-established", "-"], {"revoke_trick": 5, "offender": "E", "events": []}),
+    (["is-revoke", "-"], {"hand": ["AS", "2H"], "led_suit": "H", "card": "AS"}),
+    (["legal-cards", "-"], {"hand": ["AS", "2H"], "led_suit": "H"}),
+    (["insufficient-bid", "-"], {"bid": "1H", "previous_bid": "1S"}),
+    (["call-out-of-rotation", "-"], {"offender": "S", "turn": "N", "call": "1NT"}),
+    (["lead-out-of-turn", "-"], {"leader": "E", "correct_leader": "W", "declarer": "S", "card": "KH"}),
+    (["premature-play", "-"], {"offender": "W", "card": "9S", "led_suit": "H"}),
+    (["simultaneous-play", "-"], {"kind": "two_players"}),
+    (["defective-trick", "-"], {"trick": 3, "fault": "omitted", "discovered_after_next_trick": False,
+                                "led_suit": "H", "hand": ["2H"]}),
 ])
 def test_cli_each_subcommand(capsys, monkeypatch, argv, data):
     code, out, err = _run(capsys, monkeypatch, argv + ["--json"], data)
@@ -721,14 +721,18 @@ def test_cli_each_subcommand(capsys, monkeypatch, argv, data):
 
 
 @pytest.mark.parametrize("argv, data, field", [
-    (["trick", "-"], "{not json", "stdin"),
-    (["trick", "-"], "[1, 2]", "stdin"),
-    (["trick", "-"], {"leader": "N", "cards_in_order": ["5S", "KS", "2H", "AS", "3C"]}, "cards_in_order"),
-    (["trick", "-"], {"leader": "N"}, "trick"),
-    (["trick", "-"], {"cards_in_order": ["5S", "KS", "2H", "AS"]}, "input.leader"),
+    (["trick-winner", "-"], "{not json", "stdin"),
+    (["trick-winner", "-"], "[1, 2]", "stdin"),
+    (["trick-winner", "-"], {"leader": "N", "cards_in_order": ["5S", "KS", "2H", "AS", "3C"]}, "cards_in_order"),
+    (["trick-winner", "-"], {"leader": "N"}, "input.cards_in_order"),
+    (["trick-winner", "-"], {"cards_in_order": ["5S", "KS", "2H", "AS"]}, "input.leader"),
     (["designate", "-"], {"call": "大", "dummy_cards": ["AS"], "bogus": 1}, "input.bogus"),
-    (["penalty-card", "-"], {"card": "7H", "inadvertent": "no"}, "inadvertent"),
-    (["trick", "/nonexistent/x.json"], "", "/nonexistent/x.json"),
+    (["penalty-card-kind", "-"], {"card": "7H", "inadvertent": "no"}, "inadvertent"),
+    (["trick-winner", "/nonexistent/x.json"], "", "/nonexistent/x.json"),
+    (["trick-winner", "-"], "[" * 100000, "stdin"),
+    (["trick-winner", "-"], '{"leader": ' + "9" * 5000 + "}", "stdin"),
+    (["revoke-established", "-"], {"revoke_trick": 12, "offender": "E", "events": [
+        {"seat": "W", "action": "lead", "trick": 13}, {"seat": "N", "action": "lead", "trick": 13}]}, "events[1]"),
 ])
 def test_cli_bad_input_exit_2(capsys, monkeypatch, argv, data, field):
     code, out, err = _run(capsys, monkeypatch, argv, data)
@@ -739,3 +743,20 @@ def test_cli_bad_input_exit_2(capsys, monkeypatch, argv, data, field):
 def test_cli_unknown_subcommand(capsys, monkeypatch):
     code, _, err = _run(capsys, monkeypatch, ["shuffle", "-"], "{}")
     assert code == 2 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv, data, field", [
+    (["trick", "-"], {"leader": "N", "cards_in_order": ["5S", "KS", "2H", "AS"], "trump": "H"}, "winner"),
+    (["trick", "-"], {"hand": ["AS", "2H"], "led_suit": "H"}, "must_follow"),
+    (["revoke", "-"], {"hand": ["AS", "2H"], "led_suit": "H", "card": "AS"}, "revoke"),
+    (["revoke", "-"], {"revoke_trick": 12, "offender": "E", "events": [], "illegal_inquiry": True}, "penalty_applies"),
+    (["penalty-card", "-"], {"card": "7H", "inadvertent": True}, "kind"),
+])
+def test_cli_former_subcommands_still_run(capsys, monkeypatch, argv, data, field):
+    code, out, err = _run(capsys, monkeypatch, argv + ["--json"], data)
+    assert code == 0 and field in json.loads(out) and not err
+
+
+def test_cli_former_subcommand_without_a_known_key(capsys, monkeypatch):
+    code, out, err = _run(capsys, monkeypatch, ["revoke", "-"], {"leader": "N"})
+    assert code == 2 and "revoke-established" in err and err.count("\n") == 1

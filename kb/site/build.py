@@ -12,6 +12,7 @@ from kb.normalise import to_hant
 from kb.records import Record
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout
 from kb.site.render import Examples, Renderer
+from kb.site.rules_pages import write_pages as write_rules_pages
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCRIPTS = ("hans", "hant")
@@ -63,6 +64,7 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         write(page, r.mahjong_page(page, layout.pages[page]))
         entries.append({titles[0 if script == "hans" else 1]: page})
     nav.append({r.t(WORK_TITLES["twmj16"][0]): entries})
+    nav.append(write_rules_pages(write, r))
     return nav
 
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kb.errors import KbError
-from kb.rules.bridge_cards import (
+from kb.rules.bridge.cards import (
     SEAT_NAMES,
     SUIT_NAMES,
     Card,
@@ -77,6 +77,7 @@ def trick_winner(leader: Any, cards_in_order: Any, trump: Any = None) -> TrickOu
     """Winner of a four-card trick played in order from ``leader``: highest trump (44E),
     else highest card of the suit led (44F); the winner leads next (44G)."""
     lead_seat = parse_seat(leader, "leader")
+    assert lead_seat is not None
     cards = parse_cards(cards_in_order, "cards_in_order")
     if len(cards) != 4:
         raise KbError(f"cards_in_order: 一墩牌由4家各打一张构成（44B），收到 {len(cards)} 张")

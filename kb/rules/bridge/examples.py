@@ -1,4 +1,4 @@
-"""Worked examples (bridge_examples.json): run each through its function and check the result."""
+"""Worked examples (examples.json): run each through its ruling and check the result; near misses marked."""
 from __future__ import annotations
 
 import json
@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from kb.errors import KbError
-from kb.rules.bridge_registry import call
+from kb.rules.bridge.registry import call
 
-EXAMPLES_PATH = Path(__file__).with_name("bridge_examples.json")
+EXAMPLES_PATH = Path(__file__).with_name("examples.json")
 FIELDS = ("title", "clause", "function", "input", "expect")
+OPTIONAL = ("near_miss",)          # true for a case just outside the rule the title names
 _CLAUSE_ID = re.compile(r"cbr1999:\d+[A-Z]?\d*[a-z]?")
 
 
@@ -43,9 +44,11 @@ def check_examples(path: Path | str | None = None) -> list[dict[str, Any]]:
         for key in FIELDS:
             if key not in ex:
                 raise KbError(f"{where}.{key}: 缺少字段")
-        extra = set(ex) - set(FIELDS)
+        extra = set(ex) - set(FIELDS) - set(OPTIONAL)
         if extra:
             raise KbError(f"{where}.{sorted(extra)[0]}: 未知字段")
+        if not isinstance(ex.get("near_miss", False), bool):
+            raise KbError(f"{where}.near_miss: 应为 true 或 false")
         title, clause = ex["title"], ex["clause"]
         where = f"{file.name} 例题「{title}」"
         if not isinstance(clause, str) or not _CLAUSE_ID.fullmatch(clause):

@@ -5,12 +5,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from kb.errors import KbError
-from kb.rules.bridge_cards import (
+from kb.rules.bridge.cards import (
     SEAT_NAMES,
     SIDE_NAMES,
     SUIT_NAMES,
     Result,
     cids,
+    labels,
     parse_bool,
     parse_card,
     parse_cards,
@@ -20,11 +21,13 @@ from kb.rules.bridge_cards import (
     parse_suit,
     partner,
     side,
+    sort_cards,
 )
+from kb.rules.bridge.play import legal_set
 
-IS_REVOKE_CLAUSES = cids("61A", "44A", "44C", "44D")
+IS_REVOKE_CLAUSES = cids("61A", "44A", "44C", "44D", "59")
 REVOKE_ESTABLISHED_CLAUSES = cids("61B", "62A", "62B1", "62B2", "62C1", "62D1", "62D2", "63A", "63A1", "63A2",
-                                  "63A3", "63B", "63C", "64B6")
+                                  "63A3", "63B", "63C", "64B6", "64C")
 REVOKE_ADJUSTMENT_CLAUSES = cids("64A1", "64A2", "64B1", "64B2", "64B3", "64B4", "64B5", "64B6", "64C")
 
 ACTIONS = ("lead", "play", "name", "claim", "concede", "acquiesce")
@@ -61,26 +64,65 @@ class RevokeAdjustment(Result):
     cap: int = 0                               # tricks the offending side won from the revoke trick on
 
 
-def is_revoke(hand: Any, led_suit: Any, card: Any) -> RevokeCheck:
-    """61A: failing to follow suit as 44 requires. ``hand`` holds the player's cards before he played ``card``."""
+def is_revoke(hand: Any, led_suit: Any, card: Any, required_cards: Any = None,
+              required_suit: Any = None) -> RevokeCheck:
+    """61A: a revoke is failing to follow suit as 44 requires, or failing, when able, to lead or play
+    a card or suit that the law or the non-offenders' chosen penalty requires.
+
+    ``hand`` holds the player's cards before he played ``card`` (penalty cards included); ``led_suit``
+    is null for a lead;
+    ``required_cards``: cards one of which he had to play (a major penalty card, 50D1; 57A1/57A2's
+    highest or lowest card); ``required_suit``: the suit he had to lead or play (50D2a, 51B)."""
     cards = parse_cards(hand, "hand", min_len=1)
     led = parse_suit(led_suit, "led_suit", optional=True)
     played = parse_card(card, "card")
     if played not in cards:
         raise KbError(f"card: {played.label} 不在 hand 中")
+    must = [] if required_cards is None else parse_cards(required_cards, "required_cards", min_len=1)
+    for i, c in enumerate(must):
+        if c not in cards:
+            raise KbError(f"required_cards[{i}]: {c.label} 不在 hand 中")
+    suit = parse_suit(required_suit, "required_suit", optional=True)
+    where = "引牌" if led is None else f"引牌花色为{SUIT_NAMES[led]}时"
+    if led is not None and played.suit != led and any(c.suit == led for c in cards):
+        held = " ".join(c.label for c in cards if c.suit == led)
+        return RevokeCheck(clauses=cids("61A", "44C"), revoke=True,
+                           explanation=f"{where}，手中有{SUIT_NAMES[led]}（{held}）却打出{played.label}，"
+                                       f"未按第44条跟牌，构成藏牌（61A）。")
+    legal = legal_set(cards, led)
+    if must:
+        able = [c for c in must if c in legal]
+        names = labels(sort_cards(must))
+        if able and played not in able:
+            return RevokeCheck(clauses=cids("61A", "44C"), revoke=True,
+                               explanation=f"{where}，罚则要求打出{names}{'中的一张' if len(must) > 1 else ''}，"
+                                           f"他本来能够打出却打出{played.label}，构成藏牌（61A）。")
+        if not able:
+            return RevokeCheck(clauses=cids("61A", "44C", "59"), revoke=False,
+                               explanation=f"{where}，罚则要求打出{names}，但跟牌的义务优先（44C），"
+                                           f"他无法履行，打出{played.label}不构成藏牌（61A、59）。")
+    if suit is not None:
+        able = [c for c in legal if c.suit == suit]
+        if able and played.suit != suit:
+            return RevokeCheck(clauses=cids("61A"), revoke=True,
+                               explanation=f"{where}，罚则要求{'引出' if led is None else '打出'}{SUIT_NAMES[suit]}，"
+                                           f"他本来能够（持有{labels(sort_cards(able))}）却打出{played.label}，"
+                                           f"构成藏牌（61A）。")
+        if not able:
+            return RevokeCheck(clauses=cids("61A", "59"), revoke=False,
+                               explanation=f"{where}，罚则要求{SUIT_NAMES[suit]}，但他{'没有' if not any(c.suit == suit for c in cards) else '不能合法打出'}"
+                                           f"{SUIT_NAMES[suit]}，无法履行，打出{played.label}不构成藏牌（61A、59）。")
+    if must or suit is not None:
+        return RevokeCheck(clauses=cids("61A"), revoke=False,
+                           explanation=f"{where}，{played.label}履行了罚则的要求，不构成藏牌（61A）。")
     if led is None:
         return RevokeCheck(clauses=cids("44A", "61A"), revoke=False,
                            explanation=f"{played.label}是引牌，引牌者可引出任何牌张（44A），不构成藏牌（61A）。")
     if played.suit == led:
         return RevokeCheck(clauses=cids("44C", "61A"), revoke=False,
-                           explanation=f"{played.label}跟了引牌花色{SUIT_NAMES[led]}，不构成藏牌。")
-    if any(c.suit == led for c in cards):
-        held = " ".join(c.label for c in cards if c.suit == led)
-        return RevokeCheck(clauses=cids("61A", "44C"), revoke=True,
-                           explanation=f"手中有{SUIT_NAMES[led]}（{held}）却打出{played.label}，未按第44条跟牌，"
-                                       f"构成藏牌（61A）。")
+                           explanation=f"{where}，{played.label}跟了引牌花色，不构成藏牌。")
     return RevokeCheck(clauses=cids("44D", "61A"), revoke=False,
-                       explanation=f"手中没有{SUIT_NAMES[led]}，可打任何牌张（44D），{played.label}不构成藏牌。")
+                       explanation=f"{where}，手中没有{SUIT_NAMES[led]}，可打任何牌张（44D），{played.label}不构成藏牌。")
 
 
 def _role(seat: str, declarer: str | None) -> str | None:
@@ -91,24 +133,15 @@ def _role(seat: str, declarer: str | None) -> str | None:
     return "dummy" if seat == partner(declarer) else "defender"
 
 
-def revoke_established(revoke_trick: Any, offender: Any, events: Any, declarer: Any = None,
-                       hands_returned: Any = False, illegal_inquiry: Any = False) -> RevokeStatus:
-    """Is the revoke established? 63A1 the offending side leads or plays to a later trick, 63A2 names or
-    designates such a card, 63A3 makes or agrees to a claim or concession; 63B an illegal inquiry
-    (61B) counts as establishment; 62D1 a twelfth-trick revoke is corrected even when established.
-
-    ``events``: what happened after the revoke, in order: ``{"seat", "action", "trick"}`` with action
-    ``lead`` / ``play`` / ``name`` (trick required) or ``claim`` / ``concede`` / ``acquiesce``."""
-    trick = parse_int(revoke_trick, "revoke_trick", 1, 12)
-    off = parse_seat(offender, "offender")
-    decl = parse_seat(declarer, "declarer", optional=True)
-    returned = parse_bool(hands_returned, "hands_returned")
-    illegal = parse_bool(illegal_inquiry, "illegal_inquiry")
+def _events(events: Any, trick: int, offending: str) -> tuple[int | None, str | None]:
+    """Check the events after the revoke; return the index of the first that establishes it and its clause."""
     if not isinstance(events, list):
         raise KbError(f"events: 应为事件列表，收到 {type(events).__name__}")
-    role = _role(off, decl)
-    offending = side(off)
+    if len(events) > 64:
+        raise KbError(f"events: 事件过多（{len(events)}），一副牌至多52次出牌")
     by, rule = None, None
+    leaders: dict[int, str] = {}
+    played: dict[int, set[str]] = {}
     for i, ev in enumerate(events):
         if not isinstance(ev, dict):
             raise KbError(f"events[{i}]: 应为对象 {{seat, action, trick}}")
@@ -117,25 +150,78 @@ def revoke_established(revoke_trick: Any, offender: Any, events: Any, declarer: 
             raise KbError(f"events[{i}].{sorted(unknown)[0]}: 未知字段")
         seat = parse_seat(ev.get("seat"), f"events[{i}].seat")
         action = parse_choice(ev.get("action"), f"events[{i}].action", ACTIONS)
+        assert seat is not None and action is not None
         if action in ("lead", "play", "name"):
             t = parse_int(ev.get("trick"), f"events[{i}].trick", trick, 13)
             if t == trick and action == "lead":
                 raise KbError(f"events[{i}].trick: 藏牌墩的引牌在藏牌之前，不能是藏牌后的事件")
+            if action == "lead":
+                if t in leaders:
+                    raise KbError(f"events[{i}]: 第{t}墩已由{SEAT_NAMES[leaders[t]]}引牌，一墩只有一次引牌")
+                leaders[t] = seat
+            if action in ("lead", "play"):
+                seats = played.setdefault(t, set())
+                if seat in seats:
+                    raise KbError(f"events[{i}]: {SEAT_NAMES[seat]}已对第{t}墩出过牌，每家每墩只出一张")
+                seats.add(seat)
             later = t > trick
         else:
             if "trick" in ev:
                 raise KbError(f"events[{i}].trick: 声称或承认不属于某一墩，不应给出 trick")
             later = True
-        if by is None and later and side(seat) == offending:  # type: ignore[arg-type]
+        if by is None and later and side(seat) == offending:
             by = i
-            rule = {"lead": "63A1", "play": "63A1", "name": "63A2"}.get(action, "63A3")  # type: ignore[arg-type]
+            rule = {"lead": "63A1", "play": "63A1", "name": "63A2"}.get(action, "63A3")
+    return by, rule
+
+
+TWELFTH = ("第12墩的藏牌成立后不判罚（64B6「在第十二墩的藏牌」），不转移牌墩；"
+           "如裁判认为非违规方因此受到损害，应判给调整分（64C）。")
+
+
+def revoke_established(revoke_trick: Any, offender: Any, events: Any, declarer: Any = None,
+                       hands_returned: Any = False, illegal_inquiry: Any = False) -> RevokeStatus:
+    """Is the revoke established? 63A1 the offending side leads or plays to a later trick, 63A2 names or
+    designates such a card, 63A3 makes or agrees to a claim or concession; 63B an illegal inquiry
+    (61B) counts as establishment. A twelfth-trick revoke is corrected even when established until
+    the hands are returned (62D1) and never carries a trick penalty (64B6), whatever established it.
+
+    ``events``: what happened after the revoke, in order: ``{"seat", "action", "trick"}`` with action
+    ``lead`` / ``play`` / ``name`` (trick required) or ``claim`` / ``concede`` / ``acquiesce``."""
+    trick = parse_int(revoke_trick, "revoke_trick", 1, 12)
+    off = parse_seat(offender, "offender")
+    assert off is not None
+    decl = parse_seat(declarer, "declarer", optional=True)
+    returned = parse_bool(hands_returned, "hands_returned")
+    illegal = parse_bool(illegal_inquiry, "illegal_inquiry")
+    role = _role(off, decl)
+    by, rule = _events(events, trick, side(off))
     who = SEAT_NAMES[off]
+    situation = f"第{trick}墩{who}藏牌"
+    twelfth = trick == 12
     if illegal:
-        text = (f"违反第61条B款的方式指出了{who}的藏牌：藏牌者必须替换为合法牌张，并按藏牌成立应用第64条处罚（63B）。")
-        return RevokeStatus(clauses=cids("61B", "63B"), explanation=text, established=True,
+        head = f"{situation}，有人以违反第61条B款的方式指出了藏牌："
+        if twelfth and returned:
+            text = (head + "藏牌按成立处理（63B），但四手牌已收回牌套，不能再改正（62D1）；" + TWELFTH)
+            return RevokeStatus(clauses=cids("61B", "63B", "62D1", "64B6", "64C"), explanation=text,
+                                established=True, established_by=by, must_correct=False,
+                                penalty_applies=False, offender_role=role)
+        text = head + "藏牌者必须替换为合法牌张，并按藏牌成立处理（63B）"
+        if twelfth:
+            text += "；" + TWELFTH
+            clauses = ["61B", "63B", "64B6", "64C"]
+            if role in (None, "defender"):
+                text += "如防家在其同伴打牌前藏牌而同伴持有两种花色，同伴不能选择有可能因看到藏牌而建议打出的牌张（62D2）。"
+                clauses.append("62D2")
+            return RevokeStatus(clauses=cids(*clauses), explanation=text, established=True, established_by=by,
+                                must_correct=True, penalty_applies=False, offender_role=role)
+        return RevokeStatus(clauses=cids("61B", "63B"), explanation=text + "，应用第64条处罚。", established=True,
                             established_by=by, must_correct=True, penalty_applies=True, offender_role=role)
+    if by is None and returned:
+        raise KbError("hands_returned: 四手牌已收回牌套，违规方必已对以后的牌墩出牌，藏牌已成立（63A1）；"
+                      "请在 events 中给出违规方的出牌")
     if by is None:
-        text = (f"第{trick}墩{who}的藏牌尚未成立（违规方未对下一墩引牌或打牌、未指明下一墩的牌、"
+        text = (f"{situation}，尚未成立（违规方未对下一墩引牌或打牌、未指明下一墩的牌、"
                 f"未作或默认声称或承认，63A），必须改正（62A）：违规者收回错打的牌张并跟牌；")
         clauses = ["63A", "62A"]
         if role == "defender":
@@ -149,23 +235,32 @@ def revoke_established(revoke_trick: Any, offender: Any, events: Any, declarer: 
             clauses += ["62B1", "62B2"]
         text += "非违规方此后接续打出的牌张可收回，不判罚（62C1）。"
         clauses.append("62C1")
+        if twelfth and role in (None, "defender"):
+            text += "在第12墩，如防家在其同伴打牌前藏牌而同伴持有两种花色，同伴不能选择有可能因看到藏牌而建议打出的牌张（62D2）。"
+            clauses.append("62D2")
         return RevokeStatus(clauses=cids(*clauses), explanation=text, established=False, must_correct=True,
                             penalty_applies=False, offender_role=role)
     ev = events[by]
-    ev_text = (f"{SEAT_NAMES[parse_seat(ev['seat'], 'seat')]}"  # type: ignore[index]
-               f"{ACTION_NAMES[ev['action']]}" + (f"第{ev['trick']}墩的牌" if "trick" in ev else ""))
-    if trick == 12 and not returned:
-        text = (f"{ev_text}，第12墩的藏牌已经成立（{rule}），但在四手牌均收回牌套前发现，必须改正（62D1）；"
-                f"藏牌成立但不判罚（64B6）。")
-        clauses = [rule, "62D1", "64B6"]
+    ev_text = (f"{SEAT_NAMES[ev['seat'].strip().upper()]}{ACTION_NAMES[ev['action']]}"
+               + (f"第{ev['trick']}墩的牌" if "trick" in ev else ""))
+    assert rule is not None
+    if twelfth and not returned:
+        text = (f"{situation}，{ev_text}，藏牌已经成立（{rule}），但在四手牌均收回牌套前发现，必须改正（62D1）；"
+                + TWELFTH)
+        clauses = [rule, "62D1", "64B6", "64C"]
         if role in (None, "defender"):
             text += "如防家在其同伴打牌前藏牌而同伴持有两种花色，同伴不能选择有可能因看到藏牌而建议打出的牌张（62D2）。"
             clauses.append("62D2")
         return RevokeStatus(clauses=cids(*clauses), explanation=text, established=True, established_by=by,
                             must_correct=True, penalty_applies=False, offender_role=role)
-    text = (f"{ev_text}，第{trick}墩{who}的藏牌成立（{rule}）；藏牌一经成立即不得改正，"
+    if twelfth:
+        text = (f"{situation}，{ev_text}，藏牌已经成立（{rule}），四手牌已收回牌套，不能再改正（62D1、63C）；"
+                + TWELFTH)
+        return RevokeStatus(clauses=cids(rule, "62D1", "63C", "64B6", "64C"), explanation=text, established=True,
+                            established_by=by, must_correct=False, penalty_applies=False, offender_role=role)
+    text = (f"{situation}，{ev_text}，藏牌成立（{rule}）；藏牌一经成立即不得改正，"
             f"该墩牌成为完成牌墩（63C），按第64条处理。")
-    return RevokeStatus(clauses=cids(rule, "63C"), explanation=text, established=True,  # type: ignore[arg-type]
+    return RevokeStatus(clauses=cids(rule, "63C"), explanation=text, established=True,
                         established_by=by, must_correct=False, penalty_applies=True, offender_role=role)
 
 
@@ -198,6 +293,7 @@ def revoke_adjustment(revoke_trick: Any, revoke_trick_winner: Any, offender: Any
     if with_legal and not later:
         raise KbError("offender_won_later_with_legal_card: 违规方在藏牌后没有赢墩（later_tricks_won 为空），"
                       "违规者不可能在藏牌后赢墩")
+    assert off is not None and winner is not None
     offending = side(off)
     other = "EW" if offending == "NS" else "NS"
     side_won_revoke = side(winner) == offending
@@ -220,7 +316,7 @@ def revoke_adjustment(revoke_trick: Any, revoke_trick_winner: Any, offender: Any
     tail = "如裁判认为此处理不足以补偿非违规方所受的损害，应判给调整分（64C）。"
     if exceptions:
         why = "；".join(f"{reasons[k]}（{k}）" for k in exceptions)
-        text = f"{who}的藏牌成立但不判罚：{why}。{tail}"
+        text = f"第{trick}墩{who}的藏牌成立但不判罚：{why}。{tail}"
         return RevokeAdjustment(clauses=cids(*exceptions, "64C"), explanation=text, tricks_transferred=0,
                                 rule=exceptions[0], exceptions=tuple(exceptions), transferred_to=other,
                                 cap=cap)
@@ -233,7 +329,7 @@ def revoke_adjustment(revoke_trick: Any, revoke_trick_winner: Any, offender: Any
         rule = "64A2"
         won = f"其同伴{SEAT_NAMES[winner]}赢得了藏牌墩" if side_won_revoke else "违规方在藏牌以后赢得了牌墩"
         count = 1 + (1 if with_legal else 0)
-        text = f"{who}未赢得藏牌墩，{won}，打牌结束后转一墩给{SIDE_NAMES[other]}（64A2）"
+        text = f"第{trick}墩{who}藏牌，{who}未赢得藏牌墩，{won}，打牌结束后转一墩给{SIDE_NAMES[other]}（64A2）"
         if with_legal:
             text += "；违规者又用藏牌时可合法打出的牌张在藏牌以后赢墩，该墩也须转给非违规方"
         text += "。"

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kb.errors import KbError
-from kb.rules.bridge_cards import (
+from kb.rules.bridge.cards import (
     SUIT_NAMES,
     Card,
     Result,
@@ -20,7 +20,7 @@ from kb.rules.bridge_cards import (
     parse_suit,
     sort_cards,
 )
-from kb.rules.bridge_play import legal_set
+from kb.rules.bridge.play import legal_set
 
 PENALTY_CARD_KIND_CLAUSES = cids("50B")
 PENALTY_CARD_OBLIGATIONS_CLAUSES = cids(
@@ -61,7 +61,7 @@ class PenaltyObligations(Result):
 
 def _kind(card: Card, inadvertent: bool, count: int) -> tuple[str, str]:
     if count >= 2:
-        return "major", f"该防家共有{count}张罚张，所有罚张均成为重罚张（50B）"
+        return "major", f"该防家共有{count}张罚张（含{card.label}），所有罚张均成为重罚张（50B）"
     if not inadvertent:
         return "major", f"{card.label}是审慎地打出（如越序引牌、改正藏牌）的牌，成为重罚张（50B）"
     if card.honour:
@@ -174,7 +174,7 @@ def _partner_lead(pcs: list[Card], kind: str, hand: list[Card] | None, option: A
     if kind == "minor":
         if option is not None or suits is not None:
             raise KbError("declarer_option: 轻罚张不限制同伴的引牌（50C），庄家没有引牌选择")
-        text = ("轻罚张不限制违规者同伴的引牌，可引任何牌（50C）；但他因看到罚张所获得的信息属非法信息"
+        text = (f"违规者有轻罚张{pcs[0].label}：轻罚张不限制违规者同伴的引牌，可引任何牌（50C）；但他因看到罚张所获得的信息属非法信息"
                 "（参阅第16条A款）。")
         return PenaltyObligations(clauses=cids("50C"), explanation=text, kind=kind, turn="partner_lead",
                                   legal_cards=None if hand is None else ids(hand), remaining=all_ids)
@@ -261,4 +261,4 @@ def _chosen_suits(suits: Any, penalty_suits: list[str], opt: str, one_suit: bool
         raise KbError("suits: 重复的花色")
     if opt == "require" and len(chosen) != 1:
         raise KbError(f"suits: 庄家只能要求引出一种花色，收到 {len(chosen)} 种")
-    return [s for s in "SHDC" if s in chosen]  # type: ignore[misc]
+    return [s for s in "SHDC" if s in chosen]

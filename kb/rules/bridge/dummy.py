@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kb.errors import KbError
-from kb.rules.bridge_cards import (
+from kb.rules.bridge.cards import (
     RANKS,
     SUIT_NAMES,
     SUIT_SYMBOLS,
@@ -22,19 +22,24 @@ from kb.rules.bridge_cards import (
     sort_cards,
     winning_index,
 )
-from kb.rules.bridge_play import legal_set
+from kb.rules.bridge.play import legal_set
 
 DESIGNATE_CLAUSES = cids("46A", "46B", "46B1", "46B2", "46B3a", "46B3b", "46B4", "46B5", "44C")
 
-_ANY_WORDS = ("随便", "隨便", "随意", "隨意", "任意", "都行", "ANY")
+# 46B「或其他类似的字句」: words directors hear at the table, longest first within each list.
+_ANY_WORDS = ("随你便", "隨你便", "随便", "隨便", "随你", "隨你", "随意", "隨意", "任意", "任何", "都行", "都可以",
+              "ANYTHING", "WHATEVER", "ANY")
+_HIGH_WORDS = ("最大", "最高", "赢它", "贏它", "赢下", "贏下", "拿下", "吃下", "WINIT", "TAKEIT", "HIGH", "TOP", "WIN",
+               "大", "高")
+_LOW_WORDS = ("最小", "最低", "SMALL", "LOW", "小", "低")
 _SUIT_WORDS = {
     "黑桃": "S", "红心": "H", "红桃": "H", "方块": "D", "方片": "D", "梅花": "C", "草花": "C",
-    "紅心": "H", "紅桃": "H", "方塊": "D", **SUIT_SYMBOLS,
+    "紅心": "H", "紅桃": "H", "方塊": "D", "SPADES": "S", "SPADE": "S", "HEARTS": "H", "HEART": "H",
+    "DIAMONDS": "D", "DIAMOND": "D", "CLUBS": "C", "CLUB": "C", **SUIT_SYMBOLS,
 }
-_HIGH_WORDS = ("HIGH", "大", "高")
-_LOW_WORDS = ("LOW", "小", "低")
-_FILLER = re.compile(r"[\s，,。.！!]|一张|一張|打|出|张|張|的|牌")
-_RANK_WORDS = {"10": "T", "十": "T"}
+_FILLER = re.compile(r"[\s，,。.！!、]|一张|一張|打|出|张|張|的|牌|PLAY|THE|OF|明手")
+_RANK_WORDS = {"10": "T", "十": "T", "ACE": "A", "KING": "K", "QUEEN": "Q", "JACK": "J", "TEN": "T",
+               "老K": "K"}
 
 
 @dataclass(frozen=True)
@@ -61,10 +66,9 @@ def parse_call(call: Any) -> _Call:
     """Read declarer's words: 大/小/高/低, a suit (黑桃, S, ♠), a rank (Q, 10), both, or 随便."""
     if not isinstance(call, str) or not call.strip():
         raise KbError(f"call: 应为庄家说的话（如 大、小、黑桃、Q、黑桃Q、随便），收到 {call!r}")
-    text = call.strip().upper()
+    text = _FILLER.sub("", call.strip().upper())
     if any(text.startswith(w) for w in _ANY_WORDS):
         return _Call("any")
-    text = _FILLER.sub("", text)
     kind = None
     for name, words in (("high", _HIGH_WORDS), ("low", _LOW_WORDS)):
         for word in words:

@@ -1,0 +1,141 @@
+// The mahjong 台 calculator and the bridge ruling helper (rules/mahjong/, rules/bridge/).
+// Both POST to /api/rules/... (kb serve); on a static host they say so and point to the worked examples.
+(function () {
+  "use strict";
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function post(url, body) {
+    return fetch(url, {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body)})
+      .then(function (res) {
+        var type = res.headers.get("content-type") || "";
+        if (type.indexOf("application/json") < 0) throw {offline: true};
+        return res.json().then(function (data) { return {ok: res.ok, data: data}; });
+      }, function () { throw {offline: true}; });
+  }
+  function clauseLink(hrefs, id) {
+    var known = hrefs[id];
+    var a = el(known ? "a" : "span", "kb-clause", known ? known[1] : id.split(":")[1]);
+    if (known) a.href = known[0];
+    return a;
+  }
+  function offline(out, msgs, href) {
+    out.textContent = "";
+    var p = el("p", "kb-offline", msgs.offline + " ");
+    if (href) { var a = el("a", "", "→"); a.href = href; p.appendChild(a); }
+    out.appendChild(p);
+  }
+
+  var mj = document.getElementById("kb-mj");
+  if (mj) {
+    var hrefs = JSON.parse(mj.dataset.hrefs), msgs = JSON.parse(mj.dataset.msgs);
+    var line = document.getElementById("kb-mj-line"), out = mj.querySelector(".kb-out");
+    var kind = "", history = [];
+    function sections() { var t = line.value.trim(); return t ? t.split(/\s+/) : []; }
+    function tiles(sec) { return (sec.match(/\d[mpsz]/g) || []).length; }
+    function plain(sec) { return /^\d/.test(sec) || /^[一二三四五六七八九东南西北中发白東發]/.test(sec); }
+    function tap(code, flower) {
+      history.push(line.value);
+      var secs = sections(), i;
+      if (flower) {
+        i = secs.findIndex(function (s) { return s.indexOf("花") === 0; });
+        if (i < 0) secs.push("花" + code); else secs[i] += code;
+      } else if (kind === "" || kind === "花") {
+        i = secs.findIndex(plain);
+        if (i < 0) secs.unshift(code); else secs[i] += code;
+      } else {
+        var last = secs[secs.length - 1], need = (kind === "吃" || kind === "碰") ? 3 : 4;
+        var same = last && last.indexOf(kind) === 0 && !(kind === "杠" && last.indexOf("暗杠") === 0);
+        if (same && tiles(last) < need) secs[secs.length - 1] = last + code; else secs.push(kind + code);
+      }
+      line.value = secs.join(" ");
+    }
+    mj.querySelectorAll(".kb-kind").forEach(function (b) {
+      b.addEventListener("click", function () {
+        kind = b.dataset.kind;
+        mj.querySelectorAll(".kb-kind").forEach(function (x) { x.classList.toggle("kb-on", x === b); });
+      });
+    });
+    mj.querySelector('.kb-kind[data-kind=""]').classList.add("kb-on");
+    mj.querySelectorAll(".kb-tile").forEach(function (b) {
+      b.addEventListener("click", function () { tap(b.dataset.code, b.classList.contains("kb-flower")); });
+    });
+    mj.querySelector('[data-act="clear"]').addEventListener("click", function () {
+      history.push(line.value); line.value = ""; out.textContent = "";
+    });
+    mj.querySelector('[data-act="back"]').addEventListener("click", function () {
+      if (history.length) line.value = history.pop();
+    });
+    mj.querySelector('[data-act="go"]').addEventListener("click", function () {
+      var parts = [line.value.trim()];
+      mj.querySelectorAll("[data-flag]").forEach(function (f) {
+        var name = f.dataset.flag;
+        if (name === "连") { if (Number(f.value) > 0) parts.push("连" + Math.floor(Number(f.value))); }
+        else parts.push(name + f.value);
+      });
+      var how = mj.querySelector('[data-pay="how"]').value, body = {dealer: mj.querySelector('[data-pay="dealer"]').value};
+      if (how === "自摸") parts.push("自摸"); else body.discarder = how;
+      body.hand = parts.join(" ");
+      out.textContent = "…";
+      post(mj.dataset.api, body).then(function (r) {
+        out.textContent = "";
+        if (!r.ok) { out.appendChild(el("p", "kb-error", msgs.error + "：" + r.data.error)); return; }
+        var d = r.data.score, table = el("table", "kb-items");
+        out.appendChild(el("p", "", msgs.form + "：" + d.form));
+        d.items.forEach(function (i) {
+          var tr = el("tr");
+          tr.appendChild(el("td", "", i.name));
+          tr.appendChild(el("td", "kb-num", i.tai + "台"));
+          var td = el("td"); td.appendChild(clauseLink(hrefs, i.clause)); tr.appendChild(td);
+          tr.appendChild(el("td", "kb-detail", i.detail || ""));
+          table.appendChild(tr);
+        });
+        out.appendChild(table);
+        if (d.excluded.length) {
+          var p = el("p", "kb-excluded", msgs.excluded + "：");
+          d.excluded.forEach(function (e) { p.appendChild(document.createTextNode(e.name + "（" + e.why + "）")); p.appendChild(clauseLink(hrefs, e.clause)); p.appendChild(document.createTextNode("；")); });
+          out.appendChild(p);
+        }
+        out.appendChild(el("p", "kb-total", msgs.total + "：" + d.total + "台"));
+        var pay = el("div", "kb-pay");
+        pay.appendChild(el("p", "kb-pay-head", msgs.pay));
+        var ul = el("ul");
+        r.data.payments.forEach(function (x) { ul.appendChild(el("li", "", x.payer + "：1底 " + x.tai + "台（" + x.detail + "）")); });
+        pay.appendChild(ul);
+        var basis = el("p", "kb-basis");
+        r.data.clauses.forEach(function (c) { basis.appendChild(clauseLink(hrefs, c)); });
+        pay.appendChild(basis);
+        var det = el("details", "kb-silent"), sum = el("summary", "", msgs.silent);
+        det.appendChild(sum);
+        r.data.silent.forEach(function (t) { det.appendChild(el("p", "", t)); });
+        pay.appendChild(det);
+        out.appendChild(pay);
+      }).catch(function () { offline(out, msgs, mj.dataset.examples); });
+    });
+  }
+
+  var br = document.getElementById("kb-br");
+  if (br) {
+    var bh = JSON.parse(br.dataset.hrefs), bm = JSON.parse(br.dataset.msgs);
+    var q = document.getElementById("kb-br-q"), input = document.getElementById("kb-br-in"), bout = br.querySelector(".kb-out");
+    function fill() { input.value = JSON.stringify(JSON.parse(q.selectedOptions[0].dataset.example), null, 1); }
+    q.addEventListener("change", fill);
+    fill();
+    br.querySelector('[data-act="go"]').addEventListener("click", function () {
+      var body;
+      try { body = JSON.parse(input.value); } catch (e) { bout.textContent = bm.error + "：JSON"; return; }
+      bout.textContent = "…";
+      post(br.dataset.api + q.value + "?script=" + br.dataset.script, body).then(function (r) {
+        bout.textContent = "";
+        if (!r.ok) { bout.appendChild(el("p", "kb-error", bm.error + "：" + r.data.error)); return; }
+        bout.appendChild(el("p", "kb-explanation", r.data.explanation));
+        var p = el("p", "kb-basis", bm.basis + "：");
+        r.data.clauses.forEach(function (c) { p.appendChild(clauseLink(bh, c)); p.appendChild(document.createTextNode(" ")); });
+        bout.appendChild(p);
+      }).catch(function () { offline(bout, bm, "../"); });
+    });
+  }
+})();

@@ -1,0 +1,134 @@
+"""The rules pages of the site: the catalogue of encoded rulings, the mahjong 台 calculator and the
+bridge ruling helper (both answer through /api/rules when served by ``kb serve``)."""
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Callable
+from typing import Any
+
+from kb.rules.bridge.registry import RULINGS
+from kb.rules.catalogue import entries
+from kb.rules.mahjong.tiles import FLOWERS, TILES, tile_name
+
+INDEX, MAHJONG, BRIDGE = "rules/index.md", "rules/mahjong.md", "rules/bridge.md"
+_Z = {"E": "1z", "S": "2z", "W": "3z", "N": "4z", "P": "5z", "F": "6z", "C": "7z"}
+
+
+def _attr(value: Any) -> str:
+    return html.escape(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False), quote=True)
+
+
+def _hrefs(r: Any, page: str, ids: list[str]) -> dict[str, list[str]]:
+    """Record id → [URL relative to the page as served, the clause's citation in this edition]."""
+    out = {}
+    for rid in ids:
+        href = r.layout.href(page, rid)
+        if href is not None:
+            url = "../" + href.replace(".md#", "/#").replace(".md", "/")   # docs path → URL from rules/x/
+            out[rid] = [url, r.t(r.layout.by_id[rid].citation)]
+    return out
+
+
+def catalogue_page(r: Any) -> str:
+    """Every encoded ruling: command, description, clauses (linked) and worked examples."""
+    out = [r.switch(INDEX), f"# {r.t('规则计算与裁定目录')}\n",
+           r.t("下列每项裁定都由规则代码（kb/rules）计算，并在构建时逐一核验所附算例；"
+               "命令行用 `kb rules list` 可得同一目录（`--json` 输出机读格式）。") + "\n",
+           f"- [{r.t('麻将计台器')}](mahjong.md) · [{r.t('桥牌裁定助手')}](bridge.md)\n"]
+    for e in entries():
+        cites = " ".join(f"⟦{c}⟧" for c in e.clauses)
+        laws = "、".join(str(n) for n in e.laws())
+        out.append(f"## `{e.command}`\n\n{r.t(e.summary)}\n\n"
+                   + (f"{r.t('涉及第')} {laws} {r.t('条')}。" if laws else "")
+                   + f"{r.t('算例')} {e.examples} {r.t('个')}（{r.t('其中近似情形')} {e.near_misses}）。\n\n"
+                   + f"{r.t('输入字段')}：`{' '.join(e.fields)}`\n\n"
+                   + r.clause_links(f"{r.t('条款')}：{cites}", INDEX) + "\n")
+    return "\n".join(out)
+
+
+def mahjong_page(r: Any) -> str:
+    """The 台 calculator: tiles picked by tapping, answered by /api/rules/mahjong/score."""
+    ids = [f"twmj16:patterns.{n}" for n in range(1, 37)] + ["twmj16:patterns.30.1", "twmj16:patterns.30.2",
+                                                          "twmj16:counting", "twmj16:deal-in", "twmj16:streak-marker"]
+    hrefs = _hrefs(r, MAHJONG, ids)
+    tiles = "".join(f'<button type="button" class="kb-tile" data-code="{_Z.get(t, t)}">{r.t(tile_name(t))}</button>'
+                    for t in TILES)
+    flowers = "".join(f'<button type="button" class="kb-tile kb-flower" data-code="{r.t(tile_name(f))}">'
+                      f"{r.t(tile_name(f))}</button>" for f in FLOWERS)
+    kinds = "".join(f'<button type="button" class="kb-kind" data-kind="{k}">{r.t(label)}</button>'
+                    for k, label in (("", "暗牌"), ("吃", "吃"), ("碰", "碰"), ("杠", "明杠"), ("暗杠", "暗杠"),
+                                     ("花", "花牌")))
+    winds = "".join(f'<option value="{w}">{r.t(w)}</option>' for w in "东南西北")
+    hows = "".join(f'<option value="{v}">{r.t(label)}</option>'
+                   for v, label in (("自摸", "自摸"), ("下家", "下家放铳"), ("对家", "对家放铳"), ("上家", "上家放铳")))
+    dealers = "".join(f'<option value="{v}">{r.t(v)}</option>' for v in ("下家", "对家", "上家", "本家"))
+    msgs = {"offline": r.t("计台服务无法连接：本站可能以静态网页发布，没有计算服务。请看计台名堂各条下的算例，或在本机运行 kb serve。"),
+            "total": r.t("合计"), "excluded": r.t("不另计"), "form": r.t("牌型"), "error": r.t("无法计台"),
+            "pay": r.t("结算（每家付给胡牌者）"), "silent": r.t("条文未定之处")}
+    return f"""{r.switch(MAHJONG)}# {r.t('麻将计台器')}
+
+{r.t('点选牌张组成一手胡牌（暗牌含胡牌那张，最后点的一张即为胡牌），需要时先点“吃、碰、明杠、暗杠、花牌”再点牌；选定胡法与庄家，即得台数与每家付给胡牌者的底与台。也可以直接输入一行写法，如')} `123m456p789s5566z6z 碰111s`（{r.t('数字+m 万、p 筒、s 索、z 字：1z–7z 为东南西北白发中')}）。
+
+<link rel="stylesheet" href="../../assets/rules.css">
+<div id="kb-mj" class="kb-calc" markdown="0" data-api="/api/rules/mahjong/settle?script={r.script}" data-hrefs="{_attr(hrefs)}"
+     data-msgs="{_attr(msgs)}" data-examples="../../twmj16/patterns/">
+<div class="kb-kinds" role="group">{kinds}</div>
+<div class="kb-tiles" role="group">{tiles}</div>
+<div class="kb-tiles kb-flowers" role="group">{flowers}</div>
+<label class="kb-line-label" for="kb-mj-line">{r.t('手牌（一行写法）')}</label>
+<input id="kb-mj-line" class="kb-line" type="text" autocomplete="off" maxlength="400" inputmode="text">
+<div class="kb-flags">
+<label>{r.t('胡法')} <select data-pay="how">{hows}</select></label>
+<label>{r.t('庄家')} <select data-pay="dealer">{dealers}</select></label>
+<label>{r.t('连庄')} <input type="number" min="0" max="99" value="0" data-flag="连"></label>
+<label>{r.t('门风')} <select data-flag="门风">{winds}</select></label>
+<label>{r.t('圈风')} <select data-flag="圈风">{winds}</select></label>
+</div>
+<div class="kb-actions">
+<button type="button" class="md-button" data-act="back">{r.t('退一张')}</button>
+<button type="button" class="md-button" data-act="clear">{r.t('清除')}</button>
+<button type="button" class="md-button md-button--primary" data-act="go">{r.t('计台')}</button>
+</div>
+<div class="kb-out" role="status" aria-live="polite"></div>
+</div>
+<script src="../../assets/calculator.js"></script>
+"""
+
+
+def bridge_page(r: Any) -> str:
+    """The ruling helper: pick a question, edit its JSON, answered by /api/rules/bridge/{command}."""
+    from kb.rules.bridge.examples import check_examples
+    first: dict[str, dict[str, Any]] = {}
+    for ex in check_examples():
+        first.setdefault(ex["function"], ex["input"])
+    ids = sorted({c for ru in RULINGS for c in ru.clauses})
+    hrefs = _hrefs(r, BRIDGE, ids)
+    options = "".join(f'<option value="{ru.command}" data-example="{_attr(first.get(ru.name, {}))}">'
+                      f"{html.escape(r.t(ru.summary))}</option>" for ru in RULINGS)
+    msgs = {"offline": r.t("裁定服务无法连接：本站可能以静态网页发布，没有计算服务。请看各条规则页上的算例，或在本机运行 kb serve。"),
+            "error": r.t("无法裁定"), "basis": r.t("依据")}
+    return f"""{r.switch(BRIDGE)}# {r.t('桥牌裁定助手')}
+
+{r.t('选择问题，按情况修改输入（JSON，字段见')} [{r.t('目录')}](index.md)）{r.t('，再按“裁定”。每个问题只有一种输入；结果用文字说明情况并列出所据条款。')}
+
+<link rel="stylesheet" href="../../assets/rules.css">
+<div id="kb-br" class="kb-calc" markdown="0" data-api="/api/rules/bridge/" data-script="{r.script}" data-hrefs="{_attr(hrefs)}"
+     data-msgs="{_attr(msgs)}">
+<label class="kb-line-label" for="kb-br-q">{r.t('问题')}</label>
+<select id="kb-br-q" class="kb-select">{options}</select>
+<label class="kb-line-label" for="kb-br-in">{r.t('输入')}</label>
+<textarea id="kb-br-in" class="kb-json" rows="6" spellcheck="false"></textarea>
+<div class="kb-actions"><button type="button" class="md-button md-button--primary" data-act="go">{r.t('裁定')}</button></div>
+<div class="kb-out" role="status" aria-live="polite"></div>
+</div>
+<script src="../../assets/calculator.js"></script>
+"""
+
+
+def write_pages(write: Callable[[str, str], None], r: Any) -> dict[str, list[Any]]:
+    """Write the three pages of one edition; return their nav entry."""
+    write(INDEX, catalogue_page(r))
+    write(MAHJONG, mahjong_page(r))
+    write(BRIDGE, bridge_page(r))
+    return {r.t("规则计算"): [INDEX, {r.t("麻将计台器"): MAHJONG}, {r.t("桥牌裁定助手"): BRIDGE}]}

@@ -1,0 +1,153 @@
+"""The rules calculators in headless Chromium on a phone viewport (390×844), against `kb serve` and a static host."""
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).resolve()
+SITE = BUILD.parent / "site"
+CHROMIUM = os.environ.get("KB_CHROMIUM") or "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+PHONE = {"width": 390, "height": 844}
+HAND = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p", "6p", "7p", "8p", "5s", "5s"]
+
+
+@contextlib.contextmanager
+def kb_serve() -> Iterator[str]:
+    code = "import sys; from kb.cli import main; sys.exit(main(sys.argv[1:]))"
+    env = dict(os.environ, PYTHONUNBUFFERED="1", KB_BUILD_DIR=str(BUILD))
+    proc = subprocess.Popen([sys.executable, "-c", code, "serve", "--host", "127.0.0.1", "--port", "0"], cwd=ROOT,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    found: dict[str, str] = {}
+
+    def read() -> None:
+        for line in proc.stdout:  # type: ignore[union-attr]
+            m = re.search(r"(http://127\.0\.0\.1:\d+)/hans/", line)
+            if m:
+                found.setdefault("url", m.group(1))
+
+    threading.Thread(target=read, daemon=True).start()
+    deadline = time.monotonic() + 300
+    while "url" not in found and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        assert "url" in found, "kb serve did not print its URL"
+        yield found["url"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def server():
+    with kb_serve() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def static_site():
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    pg = context.new_page()
+    pg.set_default_timeout(15_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield pg
+    context.close()
+    assert not errors, errors
+
+
+def pick_hand(page) -> None:
+    for code in HAND:
+        page.tap(f'button.kb-tile[data-code="{code}"]')
+    page.select_option('select[data-pay="how"]', "自摸")
+    page.select_option('select[data-pay="dealer"]', "对家")
+
+
+@pytest.mark.parametrize("script, total, name", [("hans", "合计：4台", "门清"), ("hant", "合計：4台", "門清")])
+def test_mahjong_calculator_on_a_phone(server, page, script, total, name, tmp_path):
+    page.goto(f"{server}/{script}/rules/mahjong/")
+    pick_hand(page)
+    page.tap('[data-act="go"]')
+    page.wait_for_selector(".kb-items tr")
+    rows = page.locator(".kb-items tr")
+    assert rows.count() >= 2
+    assert total in page.inner_text(".kb-out") and name in page.inner_text(".kb-items")
+    pays = page.locator(".kb-pay li").all_inner_texts()
+    assert len(pays) == 3 and sum("1底 5台" in x for x in pays) == 1   # the dealer (对家) pays 4 + 作庄 1
+    link = page.locator(".kb-items a.kb-clause").first
+    href = link.get_attribute("href")
+    assert href and "twmj16/patterns/#patterns-" in href
+    page.screenshot(path=str(Path(os.environ.get("KB_SHOTS", tmp_path)) / f"mj-{script}.png"), full_page=True)
+    link.tap()
+    page.wait_for_url(re.compile(r"/twmj16/patterns/#patterns-\d+"))
+    # nothing wider than the phone
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_mahjong_calculator_error_is_one_line(server, page):
+    page.goto(f"{server}/hans/rules/mahjong/")
+    page.fill("#kb-mj-line", "123m")
+    page.tap('[data-act="go"]')
+    page.wait_for_selector(".kb-error")
+    assert "牌数不对" in page.inner_text(".kb-error")
+
+
+def test_bridge_helper(server, page):
+    page.goto(f"{server}/hans/rules/bridge/")
+    page.select_option("#kb-br-q", "revoke-established")
+    page.fill("#kb-br-in", '{"revoke_trick": 12, "offender": "E", "events": [], "illegal_inquiry": true}')
+    page.tap('[data-act="go"]')
+    page.wait_for_selector(".kb-explanation")
+    assert "64B6" in page.inner_text(".kb-explanation")
+    assert page.locator(".kb-basis a.kb-clause", has_text="64B6").get_attribute("href").endswith("law-64/#64B6")
+
+
+def test_static_host_says_so(static_site, page):
+    page.goto(f"{static_site}/hans/rules/mahjong/")
+    pick_hand(page)
+    page.tap('[data-act="go"]')
+    page.wait_for_selector(".kb-offline")
+    assert "静态网页" in page.inner_text(".kb-offline")
+    assert page.locator(".kb-offline a").get_attribute("href") == "../../twmj16/patterns/"
+
+
+def test_catalogue_page_lists_every_ruling():
+    text = (SITE / "hans" / "rules" / "index.html").read_text(encoding="utf-8")
+    for command in ("kb bridge insufficient-bid", "kb bridge defective-trick", "kb mahjong settle"):
+        assert command in text
+    assert "kb bridge insufficient-bid" in (SITE / "hant" / "rules" / "index.html").read_text(encoding="utf-8")

@@ -1,0 +1,160 @@
+"""Mahjong: one-line notation, settlement (who pays whom) and the command line."""
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from kb.errors import KbError
+from kb.rules.mahjong.cli import main
+from kb.rules.mahjong.examples import check_settlements
+from kb.rules.mahjong.notation import parse_line, tiles
+from kb.rules.mahjong.scoring import score
+from kb.rules.mahjong.settlement import settle
+
+PLAIN = "123m456m789m234p678p55s"
+
+
+@pytest.mark.parametrize("text, want", [
+    ("123m", ["1m", "2m", "3m"]),
+    ("11z77z", ["E", "E", "C", "C"]),
+    ("5z6z7z", ["P", "F", "C"]),                       # 白 发 中
+    ("一万九索五筒", ["1m", "9s", "5p"]),
+    ("一萬九條東南西北中發白", ["1m", "9s", "E", "S", "W", "N", "C", "F", "P"]),
+])
+def test_tiles(text, want):
+    assert tiles(text, "t") == want
+
+
+@pytest.mark.parametrize("text, match", [
+    ("123", "缺少花色"), ("8z", "1z–7z"), ("m", "前没有数字"), ("12x", "无法识别的牌「x」"), ("0m", "无法识别"),
+])
+def test_tiles_bad(text, match):
+    with pytest.raises(KbError, match=match):
+        tiles(text, "t")
+
+
+def test_line_equals_json():
+    line = parse_line("123m456p789s5566z6z 碰111s 自摸 门风南 连2 庄")
+    assert line["melds"] == [{"type": "pon", "tiles": ["1s", "1s", "1s"]}]
+    assert line["winning_tile"] == "F" and line["self_drawn"] and line["seat"] == 2
+    assert line["dealer_streak"] == 2 and line["dealer"]
+    as_json = {"concealed": ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "P", "P", "F", "F", "F"],
+               "melds": [{"type": "pon", "tiles": ["1s"] * 3}], "winning_tile": "F", "self_drawn": True, "seat": 2,
+               "dealer_streak": 2, "dealer": True, "flowers": []}
+    assert score(line) == score(as_json)
+
+
+def test_line_flowers_and_explicit_winning_tile():
+    line = parse_line(f"{PLAIN} 花春梅 胡2p")
+    assert line["flowers"] == ["f1", "f5"] and line["winning_tile"] == "2p"
+
+
+@pytest.mark.parametrize("line, match", [
+    ("", "没有暗牌"), (f"{PLAIN} {PLAIN}", "暗牌只能写一段"), (f"{PLAIN} 连x", "连N"), (f"{PLAIN} 门风中", "风位"),
+    ("1" * 500 + "m", "过长"),
+])
+def test_line_bad(line, match):
+    with pytest.raises(KbError, match=match):
+        parse_line(line)
+
+
+# ---------------------------------------------------------------- settlement
+
+def pay(result):
+    return [(p["payer"], p["di"], p["tai"]) for p in result["payments"]]
+
+
+def test_discard_win_the_discarder_pays_alone():
+    r = settle(parse_line(PLAIN), "下家", "对家")
+    assert pay(r) == [("对家", 1, 2)] and "twmj16:deal-in" in r["clauses"]
+    assert any("未明言" in s for s in r["silent"])
+
+
+def test_dealer_discards_pays_dealer_tai():
+    # 作庄「胡放皆加计1台」, 连N拉N「庄家连N闲家一律拉N」
+    assert pay(settle(parse_line(PLAIN + " 连2"), "上家", "上家")) == [("上家", 1, 2 + 1 + 4)]
+
+
+def test_self_drawn_three_pay_dealer_extra_only_between_dealer_and_winner():
+    r = settle(parse_line(PLAIN + " 自摸 连1"), "对家")
+    assert pay(r) == [("下家", 1, 4), ("对家", 1, 4 + 3), ("上家", 1, 4)]
+    dealer_wins = settle(parse_line(PLAIN + " 自摸 连1"), "本家")
+    assert {t for _, _, t in pay(dealer_wins)} == {4 + 3}
+
+
+def test_streak_marker_collect_low_pay_high():
+    # 连庄示记：所示低于实际 → 庄家胡牌以所示计收，放铳或他人自摸时以实际计付
+    assert pay(settle(parse_line(PLAIN + " 连3"), "本家", "下家", streak_shown=1)) == [("下家", 1, 2 + 1 + 2)]
+    assert pay(settle(parse_line(PLAIN + " 连3"), "下家", "下家", streak_shown=1)) == [("下家", 1, 2 + 1 + 6)]
+
+
+@pytest.mark.parametrize("kw, match", [
+    ({"dealer": "东家"}, "dealer"), ({"dealer": "下家"}, "discarder"),
+    ({"dealer": "下家", "discarder": "本家"}, "discarder"), ({"dealer": "下家", "discarder": "下家", "streak_shown": 10**9},
+                                                          "streak_shown"),
+])
+def test_settle_bad(kw, match):
+    with pytest.raises(KbError, match=match):
+        settle(parse_line(PLAIN), **kw)
+
+
+def test_settlement_examples():
+    done = check_settlements()
+    assert len(done) >= 3 and any(ex.get("near_miss") for ex in done)
+
+
+# ---------------------------------------------------------------- command line
+
+def run(monkeypatch, capsys, argv, stdin=""):
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_hand_option_and_stdin_line(monkeypatch, capsys):
+    code, out, _ = run(monkeypatch, capsys, ["score", "--hand", PLAIN + " 自摸", "--json"])
+    assert code == 0 and json.loads(out)["total"] == 4
+    code, out, _ = run(monkeypatch, capsys, ["score", "-"], PLAIN + "\n")
+    assert code == 0 and "合计：2 台" in out
+
+
+def test_cli_settle(monkeypatch, capsys):
+    code, out, _ = run(monkeypatch, capsys, ["settle", "-"], json.dumps({"hand": PLAIN, "dealer": "下家",
+                                                                         "discarder": "对家"}))
+    assert code == 0 and "对家付 1 底 2 台" in out and "条文未定" in out
+
+
+@pytest.mark.parametrize("argv, stdin", [
+    (["score", "-"], "123m\n456m\n"), (["score", "--hand", "123x"], ""), (["score"], ""),
+    (["score", "-"], '{"concealed": ' + "1" * 5000 + "}"), (["settle", "-"], '{"hand": "123m"}'),
+])
+def test_cli_bad_one_line(monkeypatch, capsys, argv, stdin):
+    code, out, err = run(monkeypatch, capsys, argv, stdin)
+    assert code == 2 and not out and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_help_documents_the_notation():
+    out = subprocess.run([sys.executable, "-m", "kb.cli", "mahjong", "score", "--help"], capture_output=True,
+                         text=True).stdout
+    assert "123m456p789s11z" in out and "一万" in out and "东 南 西 北" in out
+
+
+def test_kb_rules_list_json():
+    out = subprocess.run([sys.executable, "-m", "kb.cli", "rules", "list", "--json"], capture_output=True, text=True)
+    data = json.loads(out.stdout)
+    assert out.returncode == 0 and any(e["command"] == "kb bridge insufficient-bid" and "cbr1999:27B1a" in e["clauses"]
+                                       for e in data)
+
+
+def test_eight_immortals_three_pay_even_without_self_drawn():
+    # patterns.29「取得全部8张花牌时，应补牌并胡牌，三家赔付，计八仙过海8台1底」
+    hand = {"concealed": "1m 3m 5m 7m 9m 2p 4p 6p 8p 1s 3s 5s 7s 9s E S W".split(), "winning_tile": "W",
+            "flowers": [f"f{i}" for i in range(1, 9)], "flower_win": "八仙过海"}
+    assert pay(settle(hand, "下家")) == [("下家", 1, 9), ("对家", 1, 8), ("上家", 1, 8)]
+    with pytest.raises(KbError, match="没有放铳者"):
+        settle(hand, "下家", "对家")
