@@ -74,7 +74,7 @@ def parse_law_range(text: str | None) -> tuple[int, int] | None:
 
 def format_people(results: list[dict[str, Any]]) -> str:
     """Numbered lines: work citation · title · snippet (tags removed)."""
-    from kb.search.query import plain_snippet
+    from kb.search.snippet import plain_snippet
 
     if not results:
         return "no results"
@@ -93,7 +93,7 @@ def format_people(results: list[dict[str, Any]]) -> str:
 def run(args: argparse.Namespace, stdin: TextIO | None = None,
         stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run a parsed ``kb search`` command; return the exit status."""
-    from kb.search.query import SearchEngine
+    from kb.search.engine import SearchEngine
 
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout

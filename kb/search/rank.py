@@ -1,0 +1,225 @@
+"""Ranking: BM25 over word fields and over character grams, fused, then a coverage re-rank.
+
+Two kinds of evidence for each query group (a word and the strings that count as it):
+
+* word level: BM25 of each of its words in the title, text and ancestor-title fields
+  (boosted per field; a string of several words needs all of them in the clause);
+* character level: BM25 of its character bigrams (unigrams for a single character) in
+  the clause's title and text, so a word written differently, or inside a longer word
+  (罚张 in 重罚张), or cut differently, still finds its clause.
+
+A group scores the best of its strings (times the string's weight), so synonyms widen a
+word without counting it twice. The two channels are added (the gram channel scaled by
+GRAM_WEIGHT). Candidates are then ordered so that a clause containing every findable
+group comes first (a group is contained when all its bigrams are in the clause:
+precomputed posting lists, no scan over the clauses), the rest by score scaled by the
+share of groups (weighted by rarity) they contain.
+
+Every cache is an LRU with a size: nothing grows with the number of distinct queries.
+"""
+from __future__ import annotations
+
+import math
+import threading
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, TypeVar
+
+from kb.search.analysis import Analysis, analyze
+from kb.search.lexicon import Lexicon
+from kb.search.parse import Group
+
+K1 = 1.2
+B = 0.75
+WORD_FIELDS = {"title": 2.5, "text": 1.0, "context": 0.4}
+GRAM_WEIGHT = 0.5
+COVERAGE_POWER = 1.0
+STRICT_TIER = True
+CACHE_SIZE = 4096
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class LRU(Generic[K, V]):
+    """A thread-safe least-recently-used map of at most ``size`` entries."""
+
+    def __init__(self, size: int = CACHE_SIZE):
+        self.size = size
+        self._data: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K, make: Callable[[], V]) -> V:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+        value = make()
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+class Ranker:
+    """Posting lists of every field, and BM25 scores read from them."""
+
+    def __init__(self, docs: list[dict[str, Any]], lex: Lexicon, cache_size: int = CACHE_SIZE):
+        self.lex = lex
+        self.n = max(1, len(docs))
+        self.post: dict[str, dict[str, list[tuple[int, int]]]] = {}
+        self.dl: dict[str, list[int]] = {}
+        self.avgdl: dict[str, float] = {}
+        for f in (*WORD_FIELDS, "bigram", "unigram"):
+            post: defaultdict[str, dict[int, int]] = defaultdict(dict)
+            lengths = []
+            for d, doc in enumerate(docs):
+                terms = doc["terms"][f]
+                lengths.append(len(terms))
+                for t in terms:
+                    row = post[t]
+                    row[d] = row.get(d, 0) + 1
+            self.post[f] = {t: list(row.items()) for t, row in post.items()}
+            self.dl[f] = lengths
+            self.avgdl[f] = max(1.0, sum(lengths) / self.n)
+        self._bm25: LRU[tuple[str, str], dict[int, float]] = LRU(cache_size)
+        self._analysis: LRU[str, Analysis] = LRU(cache_size)
+        self._contained: LRU[str, frozenset[int]] = LRU(cache_size)
+        self._group_docs: LRU[tuple[str, ...], int] = LRU(cache_size)
+
+    # --- terms ----------------------------------------------------------------------
+
+    def analysis(self, s: str) -> Analysis:
+        return self._analysis.get(s, lambda: analyze(s, self.lex))
+
+    def grams(self, s: str) -> list[str]:
+        """The gram terms standing for ``s``: its bigrams, or its unigram if it is one character."""
+        a = self.analysis(s)
+        return a.bigrams or a.unigrams
+
+    def contained(self, s: str) -> frozenset[int]:
+        """Clauses whose title or text holds every gram of ``s`` (a substring test by postings)."""
+        def make() -> frozenset[int]:
+            grams = self.grams(s)
+            if not grams:
+                return frozenset()
+            field = "bigram" if self.analysis(s).bigrams else "unigram"
+            sets = sorted((self.post[field].get(g, []) for g in set(grams)), key=len)
+            out = {d for d, _ in sets[0]}
+            for rows in sets[1:]:
+                out &= {d for d, _ in rows}
+                if not out:
+                    break
+            return frozenset(out)
+        return self._contained.get(s, make)
+
+    def known(self, s: str) -> bool:
+        """Some clause holds ``s`` (as words or as characters)."""
+        return bool(self.contained(s)) or any(s in self.post[f] for f in WORD_FIELDS)
+
+    # --- BM25 -------------------------------------------------------------------------
+
+    def bm25(self, field: str, term: str) -> dict[int, float]:
+        def make() -> dict[int, float]:
+            rows = self.post[field].get(term)
+            if not rows:
+                return {}
+            idf = math.log(1.0 + (self.n - len(rows) + 0.5) / (len(rows) + 0.5))
+            dl, avg = self.dl[field], self.avgdl[field]
+            return {d: idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl[d] / avg)) for d, tf in rows}
+        return self._bm25.get((field, term), make)
+
+    def word_scores(self, s: str) -> dict[int, float]:
+        """Word-level BM25 of one string over the word fields; all its words must occur."""
+        words = list(dict.fromkeys(w for w, _, _ in self.analysis(s).words))
+        if not words:
+            return {}
+        acc: defaultdict[int, float] = defaultdict(float)
+        have: defaultdict[int, int] = defaultdict(int)
+        for w in words:
+            seen: set[int] = set()
+            for f, boost in WORD_FIELDS.items():
+                for d, sc in self.bm25(f, w).items():
+                    acc[d] += boost * sc
+                    seen.add(d)
+            for d in seen:
+                have[d] += 1
+        return {d: sc for d, sc in acc.items() if have[d] == len(words)}
+
+    def gram_scores(self, s: str) -> dict[int, float]:
+        """Character-level BM25 of one string (its bigrams, or its single character)."""
+        a = self.analysis(s)
+        field, grams = ("bigram", a.bigrams) if a.bigrams else ("unigram", a.unigrams)
+        acc: defaultdict[int, float] = defaultdict(float)
+        for g in grams:
+            for d, sc in self.bm25(field, g).items():
+                acc[d] += sc
+        return acc
+
+    # --- groups -------------------------------------------------------------------------
+
+    def group_scores(self, g: Group) -> dict[int, float]:
+        """Best string of the group per clause, word and gram channels added."""
+        best: dict[int, float] = {}
+        for s, weight in g.alts:
+            per: defaultdict[int, float] = defaultdict(float)
+            for d, sc in self.word_scores(s).items():
+                per[d] += sc
+            if GRAM_WEIGHT:
+                for d, sc in self.gram_scores(s).items():
+                    per[d] += GRAM_WEIGHT * sc
+            for d, sc in per.items():
+                sc *= weight
+                if sc > best.get(d, 0.0):
+                    best[d] = sc
+        return best
+
+    def group_docs(self, g: Group) -> frozenset[int]:
+        out: set[int] = set()
+        for s in g.strings():
+            out |= self.contained(s)
+        return frozenset(out)
+
+    def rarity(self, g: Group) -> float:
+        """Inverse document frequency of a group: clauses containing any of its strings."""
+        key = tuple(g.strings())
+        df = self._group_docs.get(key, lambda: len(self.group_docs(g)))
+        return math.log(1.0 + self.n / (1.0 + df))
+
+    def rank(self, groups: list[Group], allowed: Callable[[int], bool] | None = None
+             ) -> list[tuple[int, float]]:
+        """Clauses matching the groups, best first (see the module docstring)."""
+        required = [g for g in groups if g.required]
+        optional = [g for g in groups if not g.required]
+        scores: defaultdict[int, float] = defaultdict(float)
+        for g in groups:
+            for d, sc in self.group_scores(g).items():
+                scores[d] += sc
+        if allowed is not None:
+            scores = defaultdict(float, {d: s for d, s in scores.items() if allowed(d)})
+        for g in required:
+            docs = self.group_docs(g)
+            scores = defaultdict(float, {d: s for d, s in scores.items() if d in docs})
+        if not scores:
+            return []
+        covers = [self.group_docs(g) for g in optional]
+        weights = [self.rarity(g) if any(d in c for d in scores) else 0.0
+                   for g, c in zip(optional, covers)]
+        total = sum(weights)
+        keyed = []
+        for d, score in scores.items():
+            got = sum(w for w, c in zip(weights, covers) if d in c)
+            share = got / total if total else 1.0
+            keyed.append((share >= 1.0 - 1e-9 or not STRICT_TIER, score * share ** COVERAGE_POWER, -d))
+        keyed.sort(reverse=True)
+        return [(-neg, score) for _, score, neg in keyed]
+
+
+def hits(groups: Iterable[Group], hay: str) -> list[str]:
+    """The strings of the groups that occur in a clause's normalized text (for snippets)."""
+    return [s for g in groups for s in g.strings() if s and s in hay]
