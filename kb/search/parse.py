@@ -99,7 +99,10 @@ def definition_term(text: str) -> str | None:
 
 
 def _latin_phrase(text: str, phrase: str) -> re.Match[str] | None:
-    return re.search(r"(?<![a-z])" + re.escape(phrase).replace(r"\ ", r"\s+") + r"(?![a-z])", text)
+    """``phrase`` in ``text`` as whole words, spaces or hyphens between them, with an
+    English inflection (s, es, ed, 's) allowed at the end."""
+    body = r"[\s\-]+".join(re.escape(w) for w in phrase.split())
+    return re.search(r"(?<![a-z])" + body + r"(?:s|es|d|ed|'s|’s)?(?![a-z])", text)
 
 
 class QueryParser:
