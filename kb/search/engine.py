@@ -111,13 +111,13 @@ class SearchEngine:
             # Words within the cited clause(s) first, then the cited clause itself if no
             # word matched there, then word matches elsewhere.
             inside = self._cited(parsed.cites)
-            ranked = self.ranker.rank(parsed.groups, lambda n: n in inside and allowed(n))
+            ranked = self.ranker.rank(parsed.groups, lambda n: n in inside and allowed(n), parsed.text)
             if not ranked:
                 ranked = self._by_citation(parsed.cites, allowed)
             seen = {n for n, _ in ranked}
-            ranked += [(n, sc) for n, sc in self.ranker.rank(parsed.groups, allowed) if n not in seen]
+            ranked += [(n, sc) for n, sc in self.ranker.rank(parsed.groups, allowed, parsed.text) if n not in seen]
         else:
-            ranked = self.ranker.rank(parsed.groups, allowed)
+            ranked = self.ranker.rank(parsed.groups, allowed, parsed.text)
             if parsed.defines:
                 ranked = self._definitions_first(ranked, parsed.defines)
         ranked = self._fold_twins(ranked)

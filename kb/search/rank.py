@@ -32,9 +32,10 @@ from kb.search.parse import Group
 K1 = 1.2
 B = 0.75
 WORD_FIELDS = {"title": 2.5, "text": 1.0, "context": 0.4}
-GRAM_WEIGHT = 0.5
-COVERAGE_POWER = 1.0
-STRICT_TIER = True
+GRAM_WEIGHT = 0.3
+QUERY_GRAM_WEIGHT = 0.15  # the bigrams of the query as typed (across its words), as one more group
+COVERAGE_POWER = 2.0
+STRICT_TIER = False
 CACHE_SIZE = 4096
 
 K = TypeVar("K")
@@ -191,8 +192,8 @@ class Ranker:
         df = self._group_docs.get(key, lambda: len(self.group_docs(g)))
         return math.log(1.0 + self.n / (1.0 + df))
 
-    def rank(self, groups: list[Group], allowed: Callable[[int], bool] | None = None
-             ) -> list[tuple[int, float]]:
+    def rank(self, groups: list[Group], allowed: Callable[[int], bool] | None = None,
+             text: str = "") -> list[tuple[int, float]]:
         """Clauses matching the groups, best first (see the module docstring)."""
         required = [g for g in groups if g.required]
         optional = [g for g in groups if not g.required]
@@ -200,6 +201,10 @@ class Ranker:
         for g in groups:
             for d, sc in self.group_scores(g).items():
                 scores[d] += sc
+        if text and QUERY_GRAM_WEIGHT and optional:
+            for d, sc in self.gram_scores(text).items():
+                if d in scores or len(optional) > 1:
+                    scores[d] += QUERY_GRAM_WEIGHT * sc
         if allowed is not None:
             scores = defaultdict(float, {d: s for d, s in scores.items() if allowed(d)})
         for g in required:
