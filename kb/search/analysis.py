@@ -13,6 +13,7 @@ Traditional and Simplified text meet on the same terms.
   in 不同意 do not match the positive word, at the word or at the character level.
 """
 from __future__ import annotations
+
 import hashlib
 import unicodedata
 from dataclasses import dataclass

@@ -20,6 +20,7 @@ from typing import Any
 
 from kb import works
 from kb.errors import KbError
+from kb.search.analysis import normalize
 from kb.search.citations import Cite
 from kb.search.index import IndexData, open_index
 from kb.search.parse import ParsedQuery, QueryParser, clean_query
@@ -72,7 +73,6 @@ class SearchEngine:
             if m is not None:
                 self.twin[n] = m
         self._parsed: LRU[tuple[str, str | None], ParsedQuery] = LRU(cache_size)
-        self._lock = threading.Lock()
 
     @classmethod
     def open(cls, records_path: Path | str | None = None,
@@ -231,8 +231,6 @@ _DEF_MARKS = ("是", "为", "指", "：", ":", "，是", "系指", "即")
 def defines(doc: dict[str, Any], term: str) -> bool:
     """Does a clause define ``term``: its title is the term (or the term's definition), or its
     text opens with the term, or says 所谓X / 称为X / X是 / X指 ..."""
-    from kb.search.analysis import normalize
-
     title = normalize(doc["title_hans"] or "")
     text = normalize(doc["text_hans"] or "")
     if title and (title == term or title in (f"{term}的定义", f"{term}定义", f"定义{term}")):
@@ -243,8 +241,6 @@ def defines(doc: dict[str, Any], term: str) -> bool:
 
 
 def _hay(d: dict[str, Any]) -> str:
-    from kb.search.analysis import normalize
-
     return normalize("\n".join(d.get(f) or "" for f in ("title_hans", "text_hans", "context")))
 
 
