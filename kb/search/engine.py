@@ -56,9 +56,6 @@ class SearchEngine:
         order = works.work_ids()
         self.works = sorted({d["work"] for d in self.docs},
                             key=lambda w: (order.index(w) if w in order else 99, w))
-        self.ranker = Ranker(self.docs, data.lexicon, cache_size)
-        syn = (synonyms or load_synonyms()).with_mined(data.mined)
-        self.parser = QueryParser(data.lexicon, syn, self.ranker.known)
         self.hay = [_hay(d) for d in self.docs]
         self.below: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
         for n, d in enumerate(self.docs):
@@ -72,6 +69,11 @@ class SearchEngine:
             m = self.by_id.get(f"{other}:{local}") if other else None
             if m is not None:
                 self.twin[n] = m
+        self.ranker = Ranker(self.docs, data.lexicon, cache_size,
+                             [min(d["work"], works.twin_of(d["work"]) or d["work"]) for d in self.docs],
+                             self.twin)
+        syn = (synonyms or load_synonyms()).with_mined(data.mined)
+        self.parser = QueryParser(data.lexicon, syn, self.ranker.known)
         self._parsed: LRU[tuple[str, str | None], ParsedQuery] = LRU(cache_size)
 
     @classmethod
@@ -237,7 +239,8 @@ def defines(doc: dict[str, Any], term: str) -> bool:
         return True
     if text.startswith(term) and text[len(term):len(term) + 2].startswith(_DEF_MARKS):
         return True
-    return bool(re.search(f"(?:所谓|称为|称之为|叫做|即为){re.escape(term)}|{re.escape(term)}(?:系指|是指|即是)", text))
+    t = re.escape(term)
+    return bool(re.search(f"(?:所谓|称为|称之为|叫做|即为|即成为|是谓|是为|谓之){t}(?![\u4e00-\u9fff])|{t}(?:系指|是指|即是)", text))
 
 
 def _hay(d: dict[str, Any]) -> str:

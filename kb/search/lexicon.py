@@ -19,6 +19,7 @@ from pathlib import Path
 from kb.errors import KbError
 
 USER_FREQ = 20000  # the frequency of a user-dictionary word given without one
+GENERIC_FREQ = 3000  # a jieba word at least this frequent is everyday language (没有, 同时)
 
 
 def jieba_dictionary() -> Path:
@@ -32,9 +33,10 @@ def jieba_dictionary() -> Path:
 class Lexicon:
     """Word frequencies and the total they are probabilities of."""
 
-    def __init__(self, freq: dict[str, int], total: int):
+    def __init__(self, freq: dict[str, int], total: int, domain: set[str] | None = None):
         self.freq = freq
         self.total = max(1, total)
+        self.domain = domain or set()   # the curated words (user dictionary, synonyms)
         self.maxlen = max((len(w) for w in freq), default=1)
         self._logtotal = math.log(self.total)
 
@@ -56,9 +58,16 @@ class Lexicon:
         lex.add_words(user)
         return lex
 
+    def generic(self, word: str) -> bool:
+        """A word of everyday language rather than a term of the rules: one character, or
+        frequent in jieba's general dictionary, and not a curated word."""
+        return word not in self.domain and (len(word) < 2 or self.freq.get(word, 0) >= GENERIC_FREQ)
+
     def add_words(self, words: Iterable[tuple[str, int | None]]) -> None:
-        """Add (word, freq) pairs; freq 0 removes a word (forces jieba to split it)."""
+        """Add curated (word, freq) pairs; freq 0 removes a word (forces jieba to split it)."""
         for word, f in words:
+            if f != 0:
+                self.domain.add(word)
             f = USER_FREQ if f is None else f
             old = self.freq.pop(word, 0)
             self.total += f - old
@@ -72,28 +81,31 @@ class Lexicon:
         the same total, so text made of ``chars`` is cut exactly as before."""
         freq = {w: f for w, f in self.freq.items()
                 if (common and f >= common) or all(c in chars for c in w)}
-        return Lexicon(freq, self.total)
+        return Lexicon(freq, self.total, set(self.domain))
 
     # --- storage --------------------------------------------------------------------
 
     def save(self, path: Path) -> None:
-        path.write_text(json.dumps({"total": self.total, "freq": self.freq},
+        path.write_text(json.dumps({"total": self.total, "freq": self.freq, "domain": sorted(self.domain)},
                                    ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
     @classmethod
     def load(cls, path: Path) -> Lexicon:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(data["freq"], int(data["total"]))
+            return cls(data["freq"], int(data["total"]), set(data["domain"]))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise KbError(f"{path}: unreadable search lexicon ({exc})") from None
 
     # --- segmentation ---------------------------------------------------------------
 
-    def cut_run(self, run: str) -> list[str]:
-        """jieba's maximum-probability segmentation of one run of ideographs."""
+    def cut_run(self, run: str, without: str | None = None) -> list[str]:
+        """jieba's maximum-probability segmentation of one run of ideographs (as if the word
+        ``without`` were not in the dictionary, when given)."""
         n = len(run)
         freq, maxlen = self.freq, self.maxlen
+        if without is not None:
+            freq = _Without(freq, without)
         logtotal = self._logtotal
         route: list[tuple[float, int]] = [(0.0, 0)] * (n + 1)
         for i in range(n - 1, -1, -1):
@@ -114,3 +126,19 @@ class Lexicon:
             out.append(run[i:j])
             i = j
         return out
+
+
+class _Without(dict):
+    """A read-only view of a frequency table without one word."""
+
+    def __init__(self, freq: dict[str, int], word: str):
+        super().__init__()
+        self._freq, self._word = freq, word
+
+    def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+        return default if key == self._word else self._freq.get(key, default)
+
+    def __getitem__(self, key: str) -> int:
+        if key == self._word:
+            raise KeyError(key)
+        return self._freq[key]

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kb.errors import KbError
-from kb.search.analysis import analyze, is_traditional, normalize, strip_controls
+from kb.search.analysis import NEGATORS, analyze, is_cjk, is_traditional, normalize, strip_controls
 from kb.search.citations import Cite, split_citations
 from kb.search.lexicon import Lexicon
 from kb.search.synonyms import Synonyms
@@ -45,6 +45,7 @@ STOPWORDS = frozenset("""
 and or not the a an of to is in on for what how does do can i my if when with be
 """.split())
 QUESTION_PREFIXES = ("多少", "几")
+NEGATION_FORMS = ("不", "未", "没", "没有", "无", "非")
 
 _PHRASE_RE = re.compile(r'"([^"]*)"|“([^”]*)”|「([^」]*)」|『([^』]*)』|《([^》]*)》')
 _QUOTES = '"“”「」『』《》'
@@ -145,7 +146,7 @@ class QueryParser:
                         groups.append(self._group(p))
                     rest = rest[:m.start()] + " " + rest[m.end():]
                     m = _latin_phrase(rest, p)
-        for w, _, _ in analyze(rest, self.lex).words:
+        for w in self._words(rest):
             for p in QUESTION_PREFIXES:
                 if w.startswith(p) and len(w) > len(p):
                     w = w[len(p):]
@@ -159,6 +160,22 @@ class QueryParser:
             defines = "".join(w for w, _, _ in analyze(defines, self.lex).words
                               if w not in STOPWORDS) or None
         return ParsedQuery(cites, groups, shown, defines, " ".join(rest.split()))
+
+    def _words(self, text: str) -> list[str]:
+        """The query's words; a word of everyday language that no clause holds and no synonym
+        explains is cut again without it when that yields a term of the rules
+        (要胡同一张 -> 要 胡 同 一张, not 胡同 "alley")."""
+        out: list[str] = []
+        for w, _, _ in analyze(text, self.lex).words:
+            if (len(w) > 1 and w[0] not in NEGATORS and w not in self.lex.domain and not self.known(w)
+                    and not self.syn.expand(w) and not self.syn.expand_mined(w)
+                    and all(is_cjk(c) for c in w)):
+                pieces = self.lex.cut_run(w, without=w)
+                if any(p in self.lex.domain or (len(p) > 1 and self.known(p)) for p in pieces):
+                    out.extend(pieces)
+                    continue
+            out.append(w)
+        return out
 
     def _group(self, w: str) -> Group:
         alts: list[tuple[str, float]] = [] if " " in w or not self.known(w) else [(w, 1.0)]
@@ -176,6 +193,11 @@ class QueryParser:
         for s in self.syn.char_rewrites(w):
             if self.known(s):
                 add(s, SYNONYM_WEIGHT)
+        if len(w) > 1 and w[0] in NEGATORS:   # 不碰 = 未碰 = 没碰: the same negation
+            for neg in NEGATION_FORMS:
+                s = neg + w[1:]
+                if self.known(s):
+                    add(s, SYNONYM_WEIGHT)
         if not alts:
             alts.append((w, 1.0))
         return Group(w, alts)

@@ -36,6 +36,9 @@ GRAM_WEIGHT = 0.3
 QUERY_GRAM_WEIGHT = 0.15  # the bigrams of the query as typed (across its words), as one more group
 COVERAGE_POWER = 2.0
 STRICT_TIER = False
+UNIT_EVIDENCE = True      # coverage counts a clause's twin's words too
+DOMAIN_SHARE = 0.95       # a group all (this share) of whose clauses are in one family of works votes for it
+DOMAIN_PENALTY = 0.3      # score factor of clauses outside the family the query's words point to
 CACHE_SIZE = 4096
 
 K = TypeVar("K")
@@ -70,9 +73,12 @@ class LRU(Generic[K, V]):
 class Ranker:
     """Posting lists of every field, and BM25 scores read from them."""
 
-    def __init__(self, docs: list[dict[str, Any]], lex: Lexicon, cache_size: int = CACHE_SIZE):
+    def __init__(self, docs: list[dict[str, Any]], lex: Lexicon, cache_size: int = CACHE_SIZE,
+                 family: list[str] | None = None, twin: dict[int, int] | None = None):
         self.lex = lex
         self.n = max(1, len(docs))
+        self.family = family or ["" for _ in docs]   # rule book family of each clause (bridge, mahjong)
+        self.twin = twin or {}                       # a clause's twin in the other translation
         self.post: dict[str, dict[str, list[tuple[int, int]]]] = {}
         self.dl: dict[str, list[int]] = {}
         self.avgdl: dict[str, float] = {}
@@ -192,6 +198,30 @@ class Ranker:
         df = self._group_docs.get(key, lambda: len(self.group_docs(g)))
         return math.log(1.0 + self.n / (1.0 + df))
 
+    def query_family(self, groups: list[Group]) -> str | None:
+        """The family of rule books (bridge, mahjong) the query's words belong to, if they agree.
+
+        A group votes (by its rarity) for a family when nearly all the clauses holding it are
+        in that family (胡 for mahjong, 明手 for bridge); words found everywhere do not vote.
+        """
+        votes: defaultdict[str, float] = defaultdict(float)
+        for g in groups:
+            docs = self.group_docs(g)
+            if not docs or (self.lex.generic(g.label) and not g.label.isascii()):
+                continue
+            count: defaultdict[str, int] = defaultdict(int)
+            for d in docs:
+                count[self.family[d]] += 1
+            fam, n = max(count.items(), key=lambda x: x[1])
+            if n >= DOMAIN_SHARE * len(docs):
+                votes[fam] += self.rarity(g)
+        if not votes:
+            return None
+        ranked = sorted(votes.items(), key=lambda x: -x[1])
+        if len(ranked) == 1 or ranked[0][1] >= 2 * ranked[1][1]:
+            return ranked[0][0]
+        return None
+
     def rank(self, groups: list[Group], allowed: Callable[[int], bool] | None = None,
              text: str = "") -> list[tuple[int, float]]:
         """Clauses matching the groups, best first (see the module docstring)."""
@@ -212,7 +242,16 @@ class Ranker:
             scores = defaultdict(float, {d: s for d, s in scores.items() if d in docs})
         if not scores:
             return []
-        covers = [self.group_docs(g) for g in optional]
+        fam = self.query_family(optional)
+        if fam is not None:
+            for d in scores:
+                if self.family[d] != fam:
+                    scores[d] *= DOMAIN_PENALTY
+        if UNIT_EVIDENCE:
+            # A clause and its twin are one unit: each counts what either translation says.
+            covers = [c | {self.twin[d] for d in c if d in self.twin} for c in map(self.group_docs, optional)]
+        else:
+            covers = [self.group_docs(g) for g in optional]
         weights = [self.rarity(g) if any(d in c for d in scores) else 0.0
                    for g, c in zip(optional, covers)]
         total = sum(weights)
