@@ -122,7 +122,7 @@ class SearchEngine:
             ranked = self.ranker.rank(parsed.groups, allowed, parsed.text)
             if parsed.defines:
                 ranked = self._definitions_first(ranked, parsed.defines)
-        ranked = self._fold_twins(ranked)
+        ranked = self._fold_twins(ranked, limit)
         return [self._result(n, score, parsed) for n, score in ranked[:limit]]
 
     def _check_args(self, limit: Any, work: Any, law_range: Any, script: Any) -> None:
@@ -192,11 +192,13 @@ class SearchEngine:
         keep = {n for n, _ in defining}
         return defining + [(n, s) for n, s in ranked if n not in keep]
 
-    def _fold_twins(self, ranked: list[tuple[int, float]]) -> list[tuple[int, float]]:
+    def _fold_twins(self, ranked: list[tuple[int, float]], limit: int) -> list[tuple[int, float]]:
         """One result per clause: a twin ranked lower is dropped (it is attached instead)."""
         out: list[tuple[int, float]] = []
         placed: set[int] = set()
         for n, score in ranked:
+            if len(out) >= limit:
+                break
             if n in placed:
                 continue
             placed.add(n)

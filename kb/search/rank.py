@@ -19,6 +19,7 @@ Every cache is an LRU with a size: nothing grows with the number of distinct que
 """
 from __future__ import annotations
 
+import heapq
 import math
 import threading
 from collections import OrderedDict, defaultdict
@@ -40,6 +41,7 @@ UNIT_EVIDENCE = True      # coverage counts a clause's twin's words too
 DOMAIN_SHARE = 0.95       # a group all (this share) of whose clauses are in one family of works votes for it
 DOMAIN_PENALTY = 0.3      # score factor of clauses outside the family the query's words point to
 CACHE_SIZE = 4096
+CANDIDATES = 200          # best raw scores re-ranked by coverage
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -247,6 +249,8 @@ class Ranker:
             for d in scores:
                 if self.family[d] != fam:
                     scores[d] *= DOMAIN_PENALTY
+        if len(scores) > CANDIDATES:  # coverage only lowers a score: the rest cannot rise above these
+            scores = defaultdict(float, heapq.nlargest(CANDIDATES, scores.items(), key=lambda x: (x[1], -x[0])))
         if UNIT_EVIDENCE:
             # A clause and its twin are one unit: each counts what either translation says.
             covers = [c | {self.twin[d] for d in c if d in self.twin} for c in map(self.group_docs, optional)]

@@ -2,11 +2,17 @@
 from __future__ import annotations
 
 import html
+from functools import lru_cache
 from collections.abc import Iterable
 
 from kb.search.analysis import normalize
 
 SNIPPET_CHARS = 120
+
+
+@lru_cache(maxsize=2048)
+def _normalized(display: str) -> str:
+    return normalize(display)
 
 
 def highlight(display: str, terms: Iterable[str], width: int = SNIPPET_CHARS) -> str:
@@ -17,7 +23,7 @@ def highlight(display: str, terms: Iterable[str], width: int = SNIPPET_CHARS) ->
     """
     if not display:
         return ""
-    norm = normalize(display)
+    norm = _normalized(display)
     taken = bytearray(len(norm))
     spans: list[tuple[int, int]] = []
     for t in sorted({t for t in terms if t}, key=len, reverse=True):
