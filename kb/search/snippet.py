@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import html
-from functools import lru_cache
 from collections.abc import Iterable
+from functools import lru_cache
 
 from kb.search.analysis import normalize
 
