@@ -121,7 +121,10 @@ class SearchEngine:
         else:
             ranked = self.ranker.rank(parsed.groups, allowed, parsed.text)
             if parsed.defines:
-                ranked = self._definitions_first(ranked, parsed.defines)
+                ranked = self._definitions_first(ranked, [parsed.defines])
+            elif len(parsed.groups) == 1 and not parsed.groups[0].required:
+                # A bare term (revoke, 罚张, 清一色) asks what it is: its definition first.
+                ranked = self._definitions_first(ranked, parsed.groups[0].strings())
         ranked = self._fold_twins(ranked, limit)
         return [self._result(n, score, parsed) for n, score in ranked[:limit]]
 
@@ -183,10 +186,10 @@ class SearchEngine:
                 out.append((n, score))
         return out
 
-    def _definitions_first(self, ranked: list[tuple[int, float]], term: str) -> list[tuple[int, float]]:
+    def _definitions_first(self, ranked: list[tuple[int, float]], terms: list[str]) -> list[tuple[int, float]]:
         """For 什么是X: the clauses among the first candidates that define X, first."""
         head = ranked[:DEFINITION_WINDOW]
-        defining = [(n, s) for n, s in head if defines(self.docs[n], term)]
+        defining = [(n, s) for n, s in head if any(defines(self.docs[n], t) for t in terms if t)]
         if not defining:
             return ranked
         keep = {n for n, _ in defining}
