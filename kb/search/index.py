@@ -35,7 +35,7 @@ from kb.search.synonyms import SYNONYMS_PATH, load_synonyms, mine_parallel
 
 META_FILE = "kb-index.json"
 DATA_FILES = ("docs.json", "lexicon.json", "mined.json")
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
 STORED = ("id", "work", "level", "pathkey", "order", "law", "citation", "parent",
           "title_hans", "title_hant", "text_hans", "text_hant", "context")
