@@ -35,7 +35,7 @@ from kb.search.synonyms import SYNONYMS_PATH, load_synonyms, mine_parallel
 
 META_FILE = "kb-index.json"
 DATA_FILES = ("docs.json", "lexicon.json", "mined.json")
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
 STORED = ("id", "work", "level", "pathkey", "order", "law", "citation", "parent",
           "title_hans", "title_hant", "text_hans", "text_hant", "context")
@@ -69,7 +69,9 @@ def corpus_lexicon(records: list[dict[str, Any]]) -> Lexicon:
             chars.update(c for c in normalize(r.get(f) or "") if is_cjk(c))
     chars.update(c for w, _ in user for c in w)
     chars.update(c for c in USERDICT_PATH.read_text(encoding="utf-8") if is_cjk(c))
-    return full.trimmed(chars, COMMON_WORD_FREQ)
+    lex = full.trimmed(chars, COMMON_WORD_FREQ)
+    lex.domain.update(syn.words())
+    return lex
 
 
 def read_records(path: Path) -> Iterator[dict[str, Any]]:

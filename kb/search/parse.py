@@ -33,6 +33,7 @@ MAX_QUERY_CHARS = 1000
 MAX_GROUPS = 24
 SYNONYM_WEIGHT = 0.85
 MINED_WEIGHT = 0.7
+GENERIC_WEIGHT = 0.7   # words of everyday language (not curated, frequent in jieba's dictionary)
 
 # Query-only stopwords: question words and particles (the index keeps every word).
 STOPWORDS = frozenset("""
@@ -64,6 +65,7 @@ class Group:
     label: str
     alts: list[tuple[str, float]] = field(default_factory=list)   # normalized, weight
     required: bool = False
+    weight: float = 1.0             # an everyday word weighs less than a term of the rules
 
     def strings(self) -> list[str]:
         return [a for a, _ in self.alts]
@@ -200,4 +202,5 @@ class QueryParser:
                     add(s, SYNONYM_WEIGHT)
         if not alts:
             alts.append((w, 1.0))
-        return Group(w, alts)
+        weight = GENERIC_WEIGHT if self.lex.generic(w) and not w.isascii() else 1.0
+        return Group(w, [(s, x * weight) for s, x in alts], weight=weight)

@@ -256,7 +256,7 @@ class Ranker:
             covers = [c | {self.twin[d] for d in c if d in self.twin} for c in map(self.group_docs, optional)]
         else:
             covers = [self.group_docs(g) for g in optional]
-        weights = [self.rarity(g) if any(d in c for d in scores) else 0.0
+        weights = [g.weight * self.rarity(g) if any(d in c for d in scores) else 0.0
                    for g, c in zip(optional, covers)]
         total = sum(weights)
         keyed = []
