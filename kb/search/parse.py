@@ -195,7 +195,8 @@ class QueryParser:
         for s in self.syn.char_rewrites(w):
             if self.known(s):
                 add(s, SYNONYM_WEIGHT)
-        if len(w) > 1 and w[0] in NEGATORS:   # 不碰 = 未碰 = 没碰: the same negation
+        if len(w) > 1 and w[0] in NEGATORS and self.lex.freq.get(w[1:]) and not self.lex.freq.get(w):
+            # a negation the analysis joined (不碰 = 未碰 = 没碰), not a word such as 没有
             for neg in NEGATION_FORMS:
                 s = neg + w[1:]
                 if self.known(s):

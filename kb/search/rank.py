@@ -41,7 +41,10 @@ UNIT_EVIDENCE = True      # coverage counts a clause's twin's words too
 DOMAIN_SHARE = 0.95       # a group all (this share) of whose clauses are in one family of works votes for it
 DOMAIN_PENALTY = 0.3      # score factor of clauses outside the family the query's words point to
 CACHE_SIZE = 4096
-CANDIDATES = 200          # best raw scores re-ranked by coverage
+CANDIDATES = 200
+FUSION = "sum"            # "sum": word + GRAM_WEIGHT * gram scores; "rrf": reciprocal-rank fusion
+RRF_K = 60
+RRF_GRAM = 1.0          # best raw scores re-ranked by coverage
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -100,6 +103,7 @@ class Ranker:
         self._analysis: LRU[str, Analysis] = LRU(cache_size)
         self._contained: LRU[str, frozenset[int]] = LRU(cache_size)
         self._group_docs: LRU[tuple[str, ...], int] = LRU(cache_size)
+        self._word_docs: LRU[tuple[str, ...], set[int]] = LRU(cache_size)
 
     # --- terms ----------------------------------------------------------------------
 
@@ -188,11 +192,50 @@ class Ranker:
                     best[d] = sc
         return best
 
+    def _rrf(self, groups: list[Group], text: str) -> defaultdict[int, float]:
+        """Reciprocal-rank fusion of the word channel and the character channel."""
+        word: defaultdict[int, float] = defaultdict(float)
+        gram: defaultdict[int, float] = defaultdict(float)
+        for g in groups:
+            wb: dict[int, float] = {}
+            gb: dict[int, float] = {}
+            for s, weight in g.alts:
+                for d, sc in self.word_scores(s).items():
+                    wb[d] = max(wb.get(d, 0.0), weight * sc)
+                for d, sc in self.gram_scores(s).items():
+                    gb[d] = max(gb.get(d, 0.0), weight * sc)
+            for d, sc in wb.items():
+                word[d] += sc
+            for d, sc in gb.items():
+                gram[d] += sc
+        if text:
+            for d, sc in self.gram_scores(text).items():
+                gram[d] += QUERY_GRAM_WEIGHT * sc
+        out: defaultdict[int, float] = defaultdict(float)
+        for channel, w in ((word, 1.0), (gram, RRF_GRAM)):
+            for r, (d, _) in enumerate(sorted(channel.items(), key=lambda x: (-x[1], x[0]))):
+                out[d] += w / (RRF_K + r + 1)
+        return out
+
     def group_docs(self, g: Group) -> frozenset[int]:
         out: set[int] = set()
         for s in g.strings():
             out |= self.contained(s)
         return frozenset(out)
+
+    def word_docs(self, g: Group) -> set[int]:
+        """Clauses holding one of the group's strings as words (not merely as characters)."""
+        return self._word_docs.get(tuple(g.strings()), lambda: self._make_word_docs(g))
+
+    def _make_word_docs(self, g: Group) -> set[int]:
+        out: set[int] = set()
+        for s in g.strings():
+            words = [w for w, _, _ in self.analysis(s).words]
+            if not words:
+                continue
+            sets = [{d for f in WORD_FIELDS for d, _ in self.post[f].get(w, [])} for w in words]
+            out |= set.intersection(*sets)
+        return out
 
     def rarity(self, g: Group) -> float:
         """Inverse document frequency of a group: clauses containing any of its strings."""
@@ -208,8 +251,10 @@ class Ranker:
         """
         votes: defaultdict[str, float] = defaultdict(float)
         for g in groups:
-            docs = self.group_docs(g)
-            if not docs or (self.lex.generic(g.label) and not g.label.isascii()):
+            if self.lex.generic(g.label) and not g.label.isascii():
+                continue
+            docs = self.word_docs(g)
+            if not docs:
                 continue
             count: defaultdict[str, int] = defaultdict(int)
             for d in docs:
@@ -230,13 +275,16 @@ class Ranker:
         required = [g for g in groups if g.required]
         optional = [g for g in groups if not g.required]
         scores: defaultdict[int, float] = defaultdict(float)
-        for g in groups:
-            for d, sc in self.group_scores(g).items():
-                scores[d] += sc
-        if text and QUERY_GRAM_WEIGHT and optional:
-            for d, sc in self.gram_scores(text).items():
-                if d in scores or len(optional) > 1:
-                    scores[d] += QUERY_GRAM_WEIGHT * sc
+        if FUSION == "rrf":
+            scores = self._rrf(groups, text)
+        else:
+            for g in groups:
+                for d, sc in self.group_scores(g).items():
+                    scores[d] += sc
+            if text and QUERY_GRAM_WEIGHT and optional:
+                for d, sc in self.gram_scores(text).items():
+                    if d in scores or len(optional) > 1:
+                        scores[d] += QUERY_GRAM_WEIGHT * sc
         if allowed is not None:
             scores = defaultdict(float, {d: s for d, s in scores.items() if allowed(d)})
         for g in required:
