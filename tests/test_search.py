@@ -568,3 +568,13 @@ def test_candidate_cut_does_not_change_answers(data: IndexData, monkeypatch: pyt
     full = SearchEngine(data)
     for q, got in expected.items():
         assert with_twins(full.search(q)) == got, q
+
+
+def test_reciprocal_rank_fusion_alternative(data: IndexData, monkeypatch: pytest.MonkeyPatch):
+    """The measured alternative to summed scores still answers (the benchmark compares them)."""
+    from kb.search import rank
+
+    monkeypatch.setattr(rank, "FUSION", "rrf")
+    e = SearchEngine(data)
+    assert ids(e.search("字一色几台"))[:1] == ["twmj16:patterns.13"]
+    assert ids(e.search("明手可以看防家的牌吗"))[0] in {"cbr1999:43A2c", "laws1997:43A2c"}

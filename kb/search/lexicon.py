@@ -104,17 +104,15 @@ class Lexicon:
         ``without`` were not in the dictionary, when given)."""
         n = len(run)
         freq, maxlen = self.freq, self.maxlen
-        if without is not None:
-            freq = _Without(freq, without)
         logtotal = self._logtotal
         route: list[tuple[float, int]] = [(0.0, 0)] * (n + 1)
         for i in range(n - 1, -1, -1):
             best: tuple[float, int] | None = None
-            if freq.get(run[i]):
+            if freq.get(run[i]) and run[i] != without:
                 best = (math.log(freq[run[i]]) - logtotal + route[i + 1][0], i)
             for j in range(i + 2, min(n, i + maxlen) + 1):
                 f = freq.get(run[i:j])
-                if f:
+                if f and (without is None or run[i:j] != without):
                     cand = (math.log(f) - logtotal + route[j][0], j - 1)
                     if best is None or cand > best:
                         best = cand
@@ -127,18 +125,3 @@ class Lexicon:
             i = j
         return out
 
-
-class _Without(dict):
-    """A read-only view of a frequency table without one word."""
-
-    def __init__(self, freq: dict[str, int], word: str):
-        super().__init__()
-        self._freq, self._word = freq, word
-
-    def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
-        return default if key == self._word else self._freq.get(key, default)
-
-    def __getitem__(self, key: str) -> int:
-        if key == self._word:
-            raise KeyError(key)
-        return self._freq[key]
