@@ -29,6 +29,7 @@ from kb.search.snippet import highlight
 from kb.search.synonyms import Synonyms, load_synonyms
 
 MAX_LIMIT = 1000
+MAX_ENGINES = 8          # open engines kept by get_engine (one per records/index pair)
 DEFINITION_WINDOW = 30   # candidates examined for a clause defining the asked term
 
 
@@ -280,7 +281,10 @@ def get_engine(records_path: Path | str | None = None,
         if cached is not None and cached[1] == stamp:
             return cached[0]
         engine = SearchEngine.open(records_path, index_dir)
+        _engines.pop(key, None)
         _engines[key] = (engine, stamp)
+        while len(_engines) > MAX_ENGINES:  # bounded: one per build directory in use
+            _engines.pop(next(iter(_engines)))
         return engine
 
 
