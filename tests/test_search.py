@@ -578,3 +578,11 @@ def test_reciprocal_rank_fusion_alternative(data: IndexData, monkeypatch: pytest
     e = SearchEngine(data)
     assert ids(e.search("字一色几台"))[:1] == ["twmj16:patterns.13"]
     assert ids(e.search("明手可以看防家的牌吗"))[0] in {"cbr1999:43A2c", "laws1997:43A2c"}
+
+
+def test_counts_in_digits_meet_the_laws_numerals(engine: SearchEngine):
+    from kb.search.parse import chinese_numeral
+
+    assert [chinese_numeral(n) for n in (7, 10, 12, 20, 21)] == ["七", "十", "十二", "二十", "二十一"]
+    assert ids(engine.search("第12墩藏牌怎么办"))[:1] == ["cbr1999:64B6"]
+    assert ids(engine.search("倒数第二墩的藏牌", limit=3))[0] in {"cbr1999:64B6", "cbr1999:62D", "cbr1999:62D1"}

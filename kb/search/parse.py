@@ -50,6 +50,17 @@ NEGATION_FORMS = ("不", "未", "没", "没有", "无", "非")
 
 _PHRASE_RE = re.compile(r'"([^"]*)"|“([^”]*)”|「([^」]*)」|『([^』]*)』|《([^》]*)》')
 _QUOTES = '"“”「」『』《》'
+# 12墩, 7线: the Laws write these counts in Chinese numerals (第十二墩, 七线)
+_COUNTED = re.compile(r"(?<![0-9a-z])([1-9][0-9]?)(?=\s*[墩线轮])")
+_NUMERALS = "零一二三四五六七八九"
+
+
+def chinese_numeral(n: int) -> str:
+    """1..99 in Chinese numerals as the Laws write them (12 -> 十二, 20 -> 二十, 7 -> 七)."""
+    tens, ones = divmod(n, 10)
+    if not tens:
+        return _NUMERALS[ones]
+    return ("" if tens == 1 else _NUMERALS[tens]) + "十" + (_NUMERALS[ones] if ones else "")
 _DEFINITION_RES = (
     re.compile(r"^\s*(?:请问\s*)?(?:什么是|什么叫做?|何谓|何为|啥是|啥叫|what\s+is\s+(?:an?\s+|the\s+)?)"
                r"\s*(?P<term>.+?)\s*[?？。!！]*\s*$"),
@@ -137,6 +148,7 @@ class QueryParser:
             return " "
 
         rest = _PHRASE_RE.sub(phrase, rest)
+        rest = _COUNTED.sub(lambda m: chinese_numeral(int(m.group(1))), rest)
         rest = "".join(" " if ch in _QUOTES else ch for ch in rest)
         defines = definition_term(rest)
         if any("a" <= c <= "z" for c in rest):
