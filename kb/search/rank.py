@@ -10,10 +10,13 @@ Two kinds of evidence for each query group (a word and the strings that count as
 
 A group scores the best of its strings (times the string's weight), so synonyms widen a
 word without counting it twice. The two channels are added (the gram channel scaled by
-GRAM_WEIGHT). Candidates are then ordered so that a clause containing every findable
-group comes first (a group is contained when all its bigrams are in the clause:
-precomputed posting lists, no scan over the clauses), the rest by score scaled by the
-share of groups (weighted by rarity) they contain.
+GRAM_WEIGHT; reciprocal-rank fusion, FUSION = "rrf", measured lower on the tuning set),
+plus the bigrams of the query as typed. When the query's terms of the rules all belong
+to one family of rule books (胡 to mahjong, 明手 to bridge), clauses of the others are
+scaled down. The best CANDIDATES are then scaled by the square of the share of groups
+(weighted by rarity; everyday words weigh less) each contains, a clause and its twin
+counting as one (a group is contained when all its bigrams are in the clause: posting
+lists, no scan over the clauses).
 
 Every cache is an LRU with a size: nothing grows with the number of distinct queries.
 """
