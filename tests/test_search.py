@@ -514,6 +514,7 @@ def test_cli_people_and_json(index_dir: Path):
     code, out, err = run_cli(["莊家說大", "--limit", "2"], index_dir)
     assert code == 0 and not err
     assert out.startswith("1. cbr1999 46B1 · 未指定牌點 · ") and "<mark>" not in out
+    assert out.splitlines()[0].endswith(" [= laws1997 46B1]")
     code, out, _ = run_cli(["--json", "45C4b"], index_dir)
     data = json.loads(out)
     assert code == 0 and [d["id"] for d in data][:1] == ["cbr1999:45C4b"]

@@ -1,6 +1,6 @@
 """``kb search``: search the clause records from the command line.
 
-    kb search QUERY                  numbered list: citation · title · snippet
+    kb search QUERY                  numbered list: citation · title · snippet [= twin]
     kb search --json QUERY           a JSON array of results
     kb search --json -               one query per stdin line -> one JSON array per line
     options: --work WORK, --limit N, --script hans|hant,
@@ -73,7 +73,7 @@ def parse_law_range(text: str | None) -> tuple[int, int] | None:
 
 
 def format_people(results: list[dict[str, Any]]) -> str:
-    """Numbered lines: work citation · title · snippet (tags removed)."""
+    """Numbered lines: work citation · title · snippet (tags removed) [= the twin clause]."""
     from kb.search.snippet import plain_snippet
 
     if not results:
@@ -86,7 +86,8 @@ def format_people(results: list[dict[str, Any]]) -> str:
         snippet = plain_snippet(r.get("snippet") or "")
         if snippet and snippet != r.get("title"):
             parts.append(snippet)
-        lines.append(f"{i}. " + " · ".join(parts))
+        twins = ", ".join(f"{t['work']} {t['citation']}".strip() for t in r.get("twins") or [])
+        lines.append(f"{i}. " + " · ".join(parts) + (f" [= {twins}]" if twins else ""))
     return "\n".join(lines)
 
 
