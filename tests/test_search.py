@@ -94,6 +94,7 @@ def test_fold_keeps_length_and_meets_scripts():
     for t in ["莊家說大", "第４５條Ｃ款４（ｂ）", "海底撈月"]:
         assert len(fold(t)) == len(t) and len(normalize(t)) == len(t)
     assert normalize("ＲＥＶＯＫＥ") == "revoke" and is_traditional("莊家") and not is_traditional("庄家")
+    assert normalize("跟著叫牌") == normalize("跟着叫牌") == "跟着叫牌"   # a variant t2s keeps
 
 
 def test_trimmed_lexicon_cuts_the_records_as_the_full_dictionary(data: IndexData):

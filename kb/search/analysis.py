@@ -28,13 +28,16 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "search"
 USERDICT_PATH = DATA_DIR / "userdict.txt"
 
 # Bump when tokenisation changes in a way that needs a rebuilt index.
-ANALYZER_VERSION = "3"
+ANALYZER_VERSION = "4"
 
 NEGATORS = frozenset("不未没无非勿别")
 NEG = "!"
 
 _FULLWIDTH = {0xFF01 + i: 0x21 + i for i in range(94)}
 _FULLWIDTH[0x3000] = 0x20  # ideographic space
+# Variants OpenCC t2s keeps (both are valid Simplified) but the records and queries mix:
+# 接著 / 接着, 跟著 / 跟着.
+_VARIANTS = str.maketrans({"著": "着"})
 
 
 @lru_cache(maxsize=1)
@@ -63,8 +66,9 @@ def to_simplified(text: str) -> str:
 
 
 def fold(text: str) -> str:
-    """Width-fold then t2s: the form every term is compared in (before lowercasing)."""
-    return to_simplified(fold_width(text))
+    """Width-fold, t2s, then variants t2s leaves apart (著 -> 着): the form every term is
+    compared in (before lowercasing)."""
+    return to_simplified(fold_width(text)).translate(_VARIANTS)
 
 
 def normalize(text: str) -> str:
