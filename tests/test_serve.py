@@ -59,7 +59,7 @@ def test_results_are_kb_search_json_plus_url(client):
         expected = json.loads(out.getvalue())
         got = search(client, q=q)
         assert [{k: v for k, v in r.items() if k != "url"} for r in got] == expected
-        assert all(set(r) == {"id", "citation", "work", "title", "score", "snippet", "url"} for r in got)
+        assert all(set(r) == {"id", "citation", "work", "title", "score", "snippet", "twins", "url"} for r in got)
 
 
 def test_first_hit_for_hidden_card(client):

@@ -1,24 +1,43 @@
-"""Full-text search over the clause records (whoosh + jieba + OpenCC).
+"""Full-text search over the clause records: words, character grams, citations, synonyms.
 
-    from kb.search import search, build_index, open_index, parse_citation
+    from kb.search import search, build_index, parse_citation
     search("莊家說大", records_path="build/records.jsonl", index_dir="build/index")
 
-Modules: ``analysis`` (folding, tokenizers), ``citations`` (45C4(b), 第64条 ...),
-``synonyms`` (curated groups), ``index`` (build/open, freshness), ``query``
-(``SearchEngine``, ``search``), ``cli`` (``kb search``). Names are imported lazily so
-that importing the package does not load jieba or whoosh.
+Modules, each importing only those before it: ``lexicon`` (segmenter dictionary),
+``analysis`` (folding, words, grams), ``citations``, ``synonyms``, ``index`` (build/open),
+``parse`` (query -> groups), ``rank`` (BM25 channels, coverage), ``snippet``, ``engine``
+(``SearchEngine``, ``search``), ``cli`` (``kb search``); ``query`` keeps the old names.
+
+The contract with the static site's search (keep these four stable):
+
+* ``normalize(text)``: the search form of a text (fullwidth folded, OpenCC t2s,
+  lowercase; same length as the text);
+* ``tokenize(text, lexicon)`` / ``char_grams(text, lexicon)``: the word terms and the
+  negation-marked bigram terms of a text, exactly as the index holds them; the lexicon
+  is ``Lexicon.load(index_dir / "lexicon.json")`` (written by the build);
+* ``load_synonyms()``: the curated synonym groups (``Synonyms``: ``expand(word)``,
+  ``phrases`` for multi-word English terms), and ``mined.json`` in the index for the pairs
+  mined from the two translations;
+* ``parse_citation(query)`` / ``split_citations(query)``: the citations in a query.
+
+Names are imported lazily so that importing the package loads nothing heavy.
 """
 from __future__ import annotations
 
 from typing import Any
 
 _EXPORTS = {
-    "search": "kb.search.query",
-    "SearchEngine": "kb.search.query",
-    "get_engine": "kb.search.query",
+    "search": "kb.search.engine",
+    "SearchEngine": "kb.search.engine",
+    "get_engine": "kb.search.engine",
     "build_index": "kb.search.index",
     "open_index": "kb.search.index",
     "is_fresh": "kb.search.index",
+    "normalize": "kb.search.analysis",
+    "tokenize": "kb.search.analysis",
+    "char_grams": "kb.search.analysis",
+    "Lexicon": "kb.search.lexicon",
+    "load_synonyms": "kb.search.synonyms",
     "parse_citation": "kb.search.citations",
     "split_citations": "kb.search.citations",
     "Cite": "kb.search.citations",

@@ -1,43 +1,43 @@
-"""Text analysis for search: script folding, jieba word tokens and character grams.
+"""Text analysis for search: script folding, words with negation scope, character grams.
 
-Both analyzers fold the text first (fullwidth ASCII to halfwidth, then OpenCC
-t2s) without changing its length, so character offsets always point into the
-original string, Traditional and Simplified text meet on the same terms, and
-highlighting can mark the text exactly as stored.
+Every text is folded first (fullwidth ASCII to halfwidth, then OpenCC t2s, then
+lowercase) without changing its length, so offsets point into the original string and
+Traditional and Simplified text meet on the same terms.
 
-* ``word_analyzer()``: jieba words (with the curated user dictionary), positions
-  numbered 0, 1, 2, ... over the kept tokens (jieba's own ChineseAnalyzer numbers
-  them by character offset, which breaks phrase queries), punctuation and
-  whitespace dropped, lowercased.
-* ``gram_analyzer()``: every CJK character as a unigram plus the bigram starting
-  at it, both at the character's position; runs of letters/digits as one token.
-  A word inside a longer word ("罚张" in "重罚张") matches here as a phrase of
-  bigrams, which the word field alone cannot do.
+* words: runs of ideographs cut by the search lexicon (jieba's algorithm, see
+  ``lexicon``); runs of ASCII letters/digits are one word each. A single-character
+  negator (不 未 没 无 非 勿 别) cut off before a word is joined to it (不 + 判罚 ->
+  不判罚), and the word after a negator is in its scope either way (不同意).
+* grams: every ideograph (unigram) and every pair of adjacent ideographs (bigram); a
+  gram inside a negation scope is marked with a leading ``!``, so 判罚 in 不判罚 and 同意
+  in 不同意 do not match the positive word, at the word or at the character level.
 """
 from __future__ import annotations
 
 import hashlib
-import logging
-import threading
 import unicodedata
-from collections.abc import Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-import jieba
 import opencc
-from whoosh.analysis import LowercaseFilter, Token, Tokenizer
+
+from kb.search.lexicon import Lexicon
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "search"
 USERDICT_PATH = DATA_DIR / "userdict.txt"
 
 # Bump when tokenisation changes in a way that needs a rebuilt index.
-ANALYZER_VERSION = "1"
+ANALYZER_VERSION = "4"
+
+NEGATORS = frozenset("不未没无非勿别")
+NEG = "!"
 
 _FULLWIDTH = {0xFF01 + i: 0x21 + i for i in range(94)}
 _FULLWIDTH[0x3000] = 0x20  # ideographic space
-
-_lock = threading.Lock()
+# Variants OpenCC t2s keeps (both are valid Simplified) but the records and queries mix:
+# 接著 / 接着, 跟著 / 跟着.
+_VARIANTS = str.maketrans({"著": "着"})
 
 
 @lru_cache(maxsize=1)
@@ -66,12 +66,13 @@ def to_simplified(text: str) -> str:
 
 
 def fold(text: str) -> str:
-    """Width-fold then t2s: the form every term is compared in (before lowercasing)."""
-    return to_simplified(fold_width(text))
+    """Width-fold, t2s, then variants t2s leaves apart (著 -> 着): the form every term is
+    compared in (before lowercasing)."""
+    return to_simplified(fold_width(text)).translate(_VARIANTS)
 
 
 def normalize(text: str) -> str:
-    """``fold`` plus lowercase, keeping the length (for substring tests and highlighting)."""
+    """The search form of a text: ``fold`` plus lowercase, keeping the length."""
     folded = fold(text)
     lowered = folded.lower()
     if len(lowered) == len(folded):
@@ -102,7 +103,87 @@ def strip_controls(text: str) -> str:
     return "".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in text)
 
 
-# --- jieba ---------------------------------------------------------------------------
+def runs(norm: str) -> list[tuple[str, int, int, bool]]:
+    """Runs of a normalized text: (run, start, end, is_cjk); other characters split runs."""
+    out: list[tuple[str, int, int, bool]] = []
+    i, n = 0, len(norm)
+    while i < n:
+        ch = norm[i]
+        if is_cjk(ch):
+            j = i + 1
+            while j < n and is_cjk(norm[j]):
+                j += 1
+            out.append((norm[i:j], i, j, True))
+        elif ch.isalnum():
+            j = i + 1
+            while j < n and norm[j].isalnum() and not is_cjk(norm[j]):
+                j += 1
+            out.append((norm[i:j], i, j, False))
+        else:
+            i += 1
+            continue
+        i = j
+    return out
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The index terms of one text."""
+
+    words: list[tuple[str, int, int]]   # (word, start, end) in the normalized text
+    bigrams: list[str]
+    unigrams: list[str]
+
+
+def analyze(text: str, lex: Lexicon) -> Analysis:
+    """Words (negators joined), bigrams and unigrams (negation-marked) of ``text``."""
+    norm = normalize(text)
+    words: list[tuple[str, int, int]] = []
+    bigrams: list[str] = []
+    unigrams: list[str] = []
+    for run, s, _, cjk in runs(norm):
+        if not cjk:
+            words.append((run, s, s + len(run)))
+            bigrams.append(run)
+            continue
+        negated = [False] * len(run)
+        toks = lex.cut_run(run)
+        pos = 0
+        k = 0
+        while k < len(toks):
+            w = toks[k]
+            start = pos
+            if w in NEGATORS and k + 1 < len(toks) and toks[k + 1] not in NEGATORS:
+                nxt = toks[k + 1]
+                for i in range(pos + 1, pos + 1 + len(nxt)):
+                    negated[i] = True
+                w = w + nxt
+                k += 1
+            elif len(w) >= 3 and w[0] in NEGATORS and lex.freq.get(w[1:]):
+                for i in range(pos + 1, pos + len(w)):
+                    negated[i] = True
+            pos += len(w)
+            words.append((w, s + start, s + pos))
+            k += 1
+        for i, ch in enumerate(run):
+            unigrams.append(NEG + ch if negated[i] else ch)
+            if i + 1 < len(run):
+                bg = run[i:i + 2]
+                bigrams.append(NEG + bg if negated[i] and negated[i + 1] else bg)
+    return Analysis(words, bigrams, unigrams)
+
+
+def tokenize(text: str, lex: Lexicon) -> list[str]:
+    """The word terms of ``text``, as the index's word fields hold them."""
+    return [w for w, _, _ in analyze(text, lex).words]
+
+
+def char_grams(text: str, lex: Lexicon) -> list[str]:
+    """The bigram terms of ``text`` (negation-marked), as the index's gram field holds them."""
+    return analyze(text, lex).bigrams
+
+
+# --- curated dictionary -----------------------------------------------------------------
 
 def read_userdict(path: Path = USERDICT_PATH) -> list[tuple[str, int | None, str | None]]:
     """Entries of a jieba-format user dictionary (``word freq tag``; ``#`` comments allowed)."""
@@ -119,180 +200,9 @@ def read_userdict(path: Path = USERDICT_PATH) -> list[tuple[str, int | None, str
     return entries
 
 
-def segmenter(userdict: str | Path | None = None) -> jieba.Tokenizer:
-    """A private jieba tokenizer with the user dictionary loaded (built once per process)."""
-    return _segmenter(str(userdict or USERDICT_PATH))
-
-
-_segmenters: dict[str, jieba.Tokenizer] = {}
-
-
-def _segmenter(userdict: str) -> jieba.Tokenizer:
-    """Built once per dictionary, under the lock: concurrent first calls wait, not rebuild."""
-    tk = _segmenters.get(userdict)
-    if tk is not None:
-        return tk
-    with _lock:
-        tk = _segmenters.get(userdict)
-        if tk is None:
-            jieba.setLogLevel(logging.WARNING)
-            tk = jieba.Tokenizer()
-            tk.initialize()
-            for word, freq, tag in read_userdict(Path(userdict)):
-                tk.add_word(word, freq, tag)
-            _segmenters[userdict] = tk
-        return tk
-
-
-def analysis_fingerprint(userdict: Path = USERDICT_PATH) -> str:
-    """Changes whenever indexing would tokenise differently (analyzer version, user dictionary)."""
+def analysis_fingerprint(paths: tuple[Path, ...] = ()) -> str:
+    """Changes whenever indexing would tokenise differently (analyzer version, curated data)."""
     h = hashlib.sha256(ANALYZER_VERSION.encode())
-    h.update(userdict.read_bytes())
+    for p in (USERDICT_PATH, *paths):
+        h.update(p.read_bytes())
     return h.hexdigest()
-
-
-def cut(text: str, userdict: str = str(USERDICT_PATH)) -> list[tuple[str, int, int]]:
-    """Word tokens of ``text`` as (normalized word, start, end); punctuation dropped."""
-    norm = normalize(text)
-    return [(w, s, e) for w, s, e in segmenter(userdict).tokenize(norm, HMM=False)
-            if is_wordlike(w)]
-
-
-def words(text: str) -> list[str]:
-    """Normalized word tokens of ``text`` in order."""
-    return [w for w, _, _ in cut(text)]
-
-
-def _fill(t: Token, value: str, text: str, start: int, end: int, pos: int, start_char: int,
-          positions: bool, chars: bool, keeporiginal: bool) -> Token:
-    """Set one reused whoosh Token to a word at value[start:end], position ``pos``."""
-    t.text = text
-    t.boost = 1.0
-    t.stopped = False
-    if keeporiginal:
-        t.original = value[start:end]
-    if positions:
-        t.pos = pos
-    if chars:
-        t.startchar, t.endchar = start_char + start, start_char + end
-    return t
-
-
-class JiebaTokenizer(Tokenizer):
-    """Whoosh tokenizer: folded text cut by jieba, positions sequential, chars as offsets."""
-
-    def __init__(self, userdict: str = str(USERDICT_PATH)):
-        self.userdict = userdict
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, JiebaTokenizer) and other.userdict == self.userdict
-
-    def __getstate__(self) -> dict:
-        # Pickled into the index's schema: the default dictionary is stored as None so
-        # that an index does not depend on where the checkout lives.
-        return {"userdict": None if self.userdict == str(USERDICT_PATH) else self.userdict}
-
-    def __setstate__(self, state: dict) -> None:
-        self.userdict = state.get("userdict") or str(USERDICT_PATH)
-
-    def __call__(self, value: str, positions: bool = False, chars: bool = False,
-                 keeporiginal: bool = False, removestops: bool = True, start_pos: int = 0,
-                 start_char: int = 0, tokenize: bool = True, mode: str = "",
-                 **kwargs) -> Iterator[Token]:
-        t = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
-        if not tokenize:
-            t.original = t.text = value
-            t.boost = 1.0
-            if positions:
-                t.pos = start_pos
-            if chars:
-                t.startchar, t.endchar = start_char, start_char + len(value)
-            yield t
-            return
-        pos = start_pos
-        for word, s, e in cut(value, self.userdict):
-            yield _fill(t, value, word, s, e, pos, start_char, positions, chars, keeporiginal)
-            pos += 1
-
-
-def gram_runs(text: str) -> list[tuple[str, int, int, bool]]:
-    """Runs of ``normalize(text)``: (run, start, end, is_cjk); other characters split runs."""
-    norm = normalize(text)
-    runs: list[tuple[str, int, int, bool]] = []
-    i, n = 0, len(norm)
-    while i < n:
-        ch = norm[i]
-        if is_cjk(ch):
-            j = i + 1
-            while j < n and is_cjk(norm[j]):
-                j += 1
-            runs.append((norm[i:j], i, j, True))
-        elif ch.isalnum():
-            j = i + 1
-            while j < n and norm[j].isalnum() and not is_cjk(norm[j]):
-                j += 1
-            runs.append((norm[i:j], i, j, False))
-        else:
-            i += 1
-            continue
-        i = j
-    return runs
-
-
-def gram_sequence(text: str) -> list[str]:
-    """The gram-field terms that must occur at consecutive positions for ``text`` to occur."""
-    runs = gram_runs(text)
-    seq: list[str] = []
-    for k, (run, _, _, cjk) in enumerate(runs):
-        if not cjk or len(run) == 1:
-            seq.append(run)
-            continue
-        seq.extend(run[i:i + 2] for i in range(len(run) - 1))
-        if k < len(runs) - 1:
-            seq.append(run[-1])  # the last character's unigram keeps the next run adjacent
-    return seq
-
-
-class GramTokenizer(Tokenizer):
-    """Whoosh tokenizer: CJK unigrams + bigrams at each character's position; words otherwise.
-
-    A break between runs (punctuation, space) advances the position by one more, so a
-    phrase cannot match across it.
-    """
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, GramTokenizer)
-
-    def __call__(self, value: str, positions: bool = False, chars: bool = False,
-                 keeporiginal: bool = False, removestops: bool = True, start_pos: int = 0,
-                 start_char: int = 0, tokenize: bool = True, mode: str = "",
-                 **kwargs) -> Iterator[Token]:
-        t = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
-        pos = start_pos
-        prev_end = None
-        for run, s, e, cjk in gram_runs(value):
-            if prev_end is not None and s > prev_end:
-                pos += 1
-            prev_end = e
-            if not cjk:
-                items = [(run, s, e, pos)]
-                pos += 1
-            else:
-                items = []
-                for i in range(len(run)):
-                    items.append((run[i], s + i, s + i + 1, pos))
-                    if i + 1 < len(run):
-                        items.append((run[i:i + 2], s + i, s + i + 2, pos))
-                    pos += 1
-            for text, a, b, p in items:
-                yield _fill(t, value, text, a, b, p, start_char, positions, chars, keeporiginal)
-
-
-def word_analyzer():
-    """jieba words, folded and lowercased, sequential positions."""
-    return JiebaTokenizer() | LowercaseFilter()
-
-
-def gram_analyzer():
-    """CJK unigrams and bigrams, folded and lowercased."""
-    return GramTokenizer() | LowercaseFilter()

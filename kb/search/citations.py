@@ -13,6 +13,7 @@ from kb.search.analysis import fold
 
 MAX_LAW = 93          # the 1997 Laws have 93 laws
 MAX_PATTERN = 99      # mahjong scoring items (计台名堂 1-36)
+MIN_BARE_LAW = 10     # 六十四条 / 64条 without 第 is a law; 三条 (a tile) is not
 
 _CN_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
               "六": 6, "七": 7, "八": 8, "九": 9}
@@ -91,6 +92,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("bare", re.compile(
         r"(?<![0-9A-Za-z])(?P<num>\d{1,2})(?P<clause>[A-La-l])"
         r"(?:(?P<item>\d{1,2})" + _SUB + r"?)?(?![0-9A-Za-z])")),
+    # 64 A 2, 45 C 4 (b): spaced, with a capital clause letter (a lower-case one would be a word)
+    ("bare", re.compile(
+        r"(?<![0-9A-Za-z])(?P<num>\d{1,2})\s+(?P<clause>[A-L])"
+        r"(?:\s*(?P<item>\d{1,2})" + _SUB + r"?)?(?![0-9A-Za-z])")),
     # 计台名堂 13, 計台名堂第13項, 名堂13
     ("mj", re.compile(r"(?:计台)?名堂\s*(?:第\s*)?(?P<num>\d{1,2})\s*[项項]?")),
 ]
@@ -105,10 +110,9 @@ def _cite_from(kind: str, m: re.Match[str]) -> Cite | None:
         if not 1 <= num <= MAX_PATTERN:
             return None
         return Cite(None, ("patterns", str(num)), m.start(), m.end(), m.group(0), "twmj16")
-    if kind == "zh":
-        # A Chinese numeral needs 第 (三条 is a mahjong tile); bare digits need 第 or a 款.
-        if not m.group("di") and (not raw.isdigit() or not m.group("clause")):
-            return None
+    if kind == "zh" and not m.group("di") and not m.group("clause") and num < MIN_BARE_LAW:
+        # Without 第 or a 款, only a law number of two digits: 三条 and 9条 are mahjong tiles.
+        return None
     if not 1 <= num <= MAX_LAW:
         return None
     path = [str(num)]

@@ -1,6 +1,6 @@
 """``kb search``: search the clause records from the command line.
 
-    kb search QUERY                  numbered list: citation · title · snippet
+    kb search QUERY                  numbered list: citation · title · snippet [= twin]
     kb search --json QUERY           a JSON array of results
     kb search --json -               one query per stdin line -> one JSON array per line
     options: --work WORK, --limit N, --script hans|hant,
@@ -19,7 +19,7 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from kb.errors import KbError
 
@@ -29,7 +29,7 @@ class _ArgError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, no usage dump
+    def error(self, message: str) -> NoReturn:  # one line, no usage dump
         raise _ArgError(message)
 
 
@@ -73,8 +73,8 @@ def parse_law_range(text: str | None) -> tuple[int, int] | None:
 
 
 def format_people(results: list[dict[str, Any]]) -> str:
-    """Numbered lines: work citation · title · snippet (tags removed)."""
-    from kb.search.query import plain_snippet
+    """Numbered lines: work citation · title · snippet (tags removed) [= the twin clause]."""
+    from kb.search.snippet import plain_snippet
 
     if not results:
         return "no results"
@@ -86,14 +86,15 @@ def format_people(results: list[dict[str, Any]]) -> str:
         snippet = plain_snippet(r.get("snippet") or "")
         if snippet and snippet != r.get("title"):
             parts.append(snippet)
-        lines.append(f"{i}. " + " · ".join(parts))
+        twins = ", ".join(f"{t['work']} {t['citation']}".strip() for t in r.get("twins") or [])
+        lines.append(f"{i}. " + " · ".join(parts) + (f" [= {twins}]" if twins else ""))
     return "\n".join(lines)
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None,
         stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run a parsed ``kb search`` command; return the exit status."""
-    from kb.search.query import SearchEngine
+    from kb.search.engine import SearchEngine
 
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout

@@ -1,10 +1,18 @@
-"""Build and open the whoosh index of the clause records.
+"""Build and open the search index of the clause records.
 
-The index directory holds whoosh's files plus ``kb-index.json``, which records the
-sha256 of the records file it was built from and a fingerprint of the analysis (user
-dictionary, analyzer and schema versions). ``open_index`` rebuilds whenever either
-differs or the index is missing or unreadable; a build is written to a temporary
-directory beside the target and renamed into place, so a reader never sees half an index.
+An index is a directory of JSON files:
+
+* ``docs.json``: per record the stored fields shown in results and its index terms
+  (words of title, text and ancestor titles; negation-marked character bigrams and
+  unigrams of title and text), cut once at build time;
+* ``lexicon.json``: the corpus-trimmed segmenter dictionary (see ``lexicon``), so a
+  fresh process cuts queries exactly as the records were cut without loading jieba;
+* ``mined.json``: synonym pairs mined from the two translations' aligned clauses;
+* ``kb-index.json``: the sha256 of the records file it was built from, a fingerprint of
+  the analysis (curated data, analyzer and schema versions) and the sha256 of each file
+  above. ``open_index`` rebuilds whenever one of them differs (a damaged index is never
+  read); a build is written to a temporary directory beside the target and renamed into
+  place, so a reader never sees half an index.
 """
 from __future__ import annotations
 
@@ -15,38 +23,22 @@ import secrets
 import shutil
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from whoosh import index as whoosh_index
-from whoosh.fields import ID, NUMERIC, STORED, TEXT, Schema
-
+from kb import works
 from kb.errors import KbError
-from kb.search.analysis import analysis_fingerprint, gram_analyzer, word_analyzer
+from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, analyze, is_cjk, normalize, read_userdict
+from kb.search.lexicon import Lexicon
+from kb.search.synonyms import SYNONYMS_PATH, load_synonyms, mine_parallel
 
 META_FILE = "kb-index.json"
-SCHEMA_VERSION = "2"
-
-
-def make_schema() -> Schema:
-    """Fields: ids and filters, analysed title/text/context/grams, stored display text."""
-    words = word_analyzer()
-    return Schema(
-        id=ID(stored=True, unique=True),
-        work=ID(stored=True),
-        law=NUMERIC(int, bits=32, stored=True, signed=False),
-        level=ID(stored=True),
-        pathkey=ID(stored=True),          # "45/C/4/b/": Prefix("45/") is law 45 and below
-        order=NUMERIC(int, bits=32, stored=True, signed=False),
-        citation=STORED(),
-        parent=STORED(),
-        title=TEXT(analyzer=words, phrase=True),
-        text=TEXT(analyzer=words, phrase=True),
-        context=TEXT(analyzer=words, phrase=False, stored=True),  # ancestor titles
-        grams=TEXT(analyzer=gram_analyzer(), phrase=True),  # title + text, CJK 1-2 grams
-        title_hans=STORED(), title_hant=STORED(),
-        text_hans=STORED(), text_hant=STORED(),
-    )
+DATA_FILES = ("docs.json", "lexicon.json", "mined.json")
+SCHEMA_VERSION = "6"
+COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
+STORED = ("id", "work", "level", "pathkey", "order", "law", "citation", "parent",
+          "title_hans", "title_hant", "text_hans", "text_hant", "context")
 
 
 def sha256_file(path: Path) -> str:
@@ -59,7 +51,27 @@ def sha256_file(path: Path) -> str:
 
 def fingerprint() -> str:
     """What, besides the records, an index depends on."""
-    return hashlib.sha256(f"{SCHEMA_VERSION}:{analysis_fingerprint()}".encode()).hexdigest()
+    return hashlib.sha256(f"{SCHEMA_VERSION}:{analysis_fingerprint((SYNONYMS_PATH,))}".encode()).hexdigest()
+
+
+def corpus_lexicon(records: list[dict[str, Any]]) -> Lexicon:
+    """jieba's dictionary + the user dictionary + synonym words, trimmed to the words made
+    of the characters of the records and the curated search data, plus jieba's common
+    words (so a query's other words are still cut as words, not characters)."""
+    syn = load_synonyms()
+    user: list[tuple[str, int | None]] = [(w, f) for w, f, _ in read_userdict()]
+    known = {w for w, _ in user}
+    user += [(w, None) for w in sorted(syn.words()) if w not in known and len(w) > 1]
+    full = Lexicon.full(user)
+    chars: set[str] = set()
+    for r in records:
+        for f in ("title_hans", "text_hans"):
+            chars.update(c for c in normalize(r.get(f) or "") if is_cjk(c))
+    chars.update(c for w, _ in user for c in w)
+    chars.update(c for c in USERDICT_PATH.read_text(encoding="utf-8") if is_cjk(c))
+    lex = full.trimmed(chars, COMMON_WORD_FREQ)
+    lex.domain.update(syn.words())
+    return lex
 
 
 def read_records(path: Path) -> Iterator[dict[str, Any]]:
@@ -84,7 +96,7 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
             yield obj
 
 
-def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+def _documents(records: list[dict[str, Any]], lex: Lexicon) -> Iterator[dict[str, Any]]:
     by_id = {r["id"]: r for r in records}
     for r in records:
         ancestors: list[str] = []
@@ -98,20 +110,47 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         title = r.get("title_hans") or ""
         text = r.get("text_hans") or ""
         path = [str(p) for p in r.get("path") or []]
+        context = "\n".join(reversed(ancestors))
+        body = analyze(title + "\n" + text, lex)
         doc: dict[str, Any] = dict(
             id=r["id"], work=r["work"], level=str(r.get("level") or ""),
             pathkey="".join(p + "/" for p in path),
+            order=r["order"] if isinstance(r.get("order"), int) else 0,
+            law=r["law"] if isinstance(r.get("law"), int) else None,
             citation=str(r.get("citation") or ""), parent=r.get("parent"),
-            title=title, text=text, context="\n".join(reversed(ancestors)),
-            grams=title + "\n" + text,
             title_hans=title, title_hant=r.get("title_hant") or title,
-            text_hans=text, text_hant=r.get("text_hant") or text,
+            text_hans=text, text_hant=r.get("text_hant") or text, context=context,
+            terms={"title": [w for w, _, _ in analyze(title, lex).words],
+                   "text": [w for w, _, _ in analyze(text, lex).words],
+                   "context": [w for w, _, _ in analyze(context, lex).words],
+                   "bigram": body.bigrams, "unigram": body.unigrams},
         )
-        if isinstance(r.get("law"), int) and r["law"] >= 0:
-            doc["law"] = r["law"]
-        if isinstance(r.get("order"), int) and r["order"] >= 0:
-            doc["order"] = r["order"]
         yield doc
+
+
+def _mine(docs: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """Synonym pairs from every pair of twin clauses (same id in two translations)."""
+    by_id = {d["id"]: d for d in docs}
+    aligned = []
+    for d in docs:
+        work, _, local = d["id"].partition(":")
+        twin = works.twin_of(work)
+        other = by_id.get(f"{twin}:{local}") if twin else None
+        if other is None or work > twin:
+            continue
+        aligned.append((d["terms"]["title"] + d["terms"]["text"],
+                        other["terms"]["title"] + other["terms"]["text"]))
+    return mine_parallel(aligned)
+
+
+@dataclass(frozen=True)
+class IndexData:
+    """An opened index: documents, lexicon, mined synonyms and metadata."""
+
+    docs: list[dict[str, Any]]
+    lexicon: Lexicon
+    mined: dict[str, list[str]]
+    meta: dict[str, Any]
 
 
 def read_meta(index_dir: Path) -> dict[str, Any] | None:
@@ -141,19 +180,22 @@ def build_index(records_path: Path | str, index_dir: Path | str) -> dict[str, An
     tmp = index_dir.with_name(f".{index_dir.name}.tmp-{tag}")
     try:
         tmp.mkdir()
-        ix = whoosh_index.create_in(str(tmp), make_schema())
-        writer = ix.writer(limitmb=256)
-        try:
-            for doc in _documents(records):
-                writer.add_document(**doc)
-        except BaseException:
-            writer.cancel()
-            raise
-        writer.commit()
-        ix.close()
+        lex = corpus_lexicon(records)
+        docs = list(_documents(records, lex))
+        files = {
+            "docs.json": json.dumps(docs, ensure_ascii=False, separators=(",", ":")),
+            "lexicon.json": None,
+            "mined.json": json.dumps(_mine(docs), ensure_ascii=False, sort_keys=True),
+        }
+        lex.save(tmp / "lexicon.json")
+        checksums = {}
+        for name, text in files.items():
+            if text is not None:
+                (tmp / name).write_text(text, encoding="utf-8")
+            checksums[name] = sha256_file(tmp / name)
         meta = {
             "records": str(records_path), "records_sha256": digest,
-            "fingerprint": fingerprint(), "count": len(records),
+            "fingerprint": fingerprint(), "count": len(records), "files": checksums,
             "works": sorted({r["work"] for r in records}),
             "built_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             "build_seconds": round(time.perf_counter() - started, 3),
@@ -173,7 +215,8 @@ def _check_replaceable(index_dir: Path) -> None:
         raise KbError(f"index path is not a directory: {index_dir}")
     if index_dir.is_dir():
         names = {p.name for p in index_dir.iterdir()}
-        ours = META_FILE in names or any(n.endswith((".toc", ".seg")) for n in names)
+        ours = META_FILE in names or bool(names & set(DATA_FILES)) \
+            or any(n.endswith((".toc", ".seg")) for n in names)
         if names and not ours:
             raise KbError(f"refusing to replace {index_dir}: it is not a search index")
 
@@ -194,26 +237,36 @@ def _swap_in(tmp: Path, index_dir: Path, tag: str) -> None:
 
 
 def is_fresh(records_path: Path | str, index_dir: Path | str) -> bool:
-    """True if ``index_dir`` holds a complete index of exactly this records file."""
+    """True if ``index_dir`` holds a complete, undamaged index of exactly this records file."""
     records_path, index_dir = Path(records_path), Path(index_dir)
     meta = read_meta(index_dir)
     if meta is None or not records_path.exists():
         return False
-    return (meta.get("records_sha256") == sha256_file(records_path)
-            and meta.get("fingerprint") == fingerprint()
-            and whoosh_index.exists_in(str(index_dir)))
+    if meta.get("records_sha256") != sha256_file(records_path) or meta.get("fingerprint") != fingerprint():
+        return False
+    files = meta.get("files")
+    if not isinstance(files, dict) or set(files) != set(DATA_FILES):
+        return False
+    return all((index_dir / n).is_file() and sha256_file(index_dir / n) == files[n] for n in DATA_FILES)
 
 
-def open_index(records_path: Path | str, index_dir: Path | str) -> whoosh_index.Index:
-    """Open the index of ``records_path``, rebuilding it first if missing or stale."""
+def _load(index_dir: Path) -> IndexData:
+    meta = read_meta(index_dir) or {}
+    docs = json.loads((index_dir / "docs.json").read_text(encoding="utf-8"))
+    mined = json.loads((index_dir / "mined.json").read_text(encoding="utf-8"))
+    return IndexData(docs, Lexicon.load(index_dir / "lexicon.json"), mined, meta)
+
+
+def open_index(records_path: Path | str, index_dir: Path | str) -> IndexData:
+    """Load the index of ``records_path``, rebuilding it first if missing, stale or damaged."""
     records_path, index_dir = Path(records_path), Path(index_dir)
     if not records_path.exists():
         raise KbError(f"records file not found: {records_path} (run `kb build` first)")
     if not is_fresh(records_path, index_dir):
         build_index(records_path, index_dir)
     try:
-        return whoosh_index.open_dir(str(index_dir))
-    except Exception:
-        # Present but unreadable (partly deleted, foreign files): rebuild once.
+        return _load(index_dir)
+    except (OSError, ValueError, KbError):
+        # Changed under us after the check: rebuild once.
         build_index(records_path, index_dir)
-        return whoosh_index.open_dir(str(index_dir))
+        return _load(index_dir)

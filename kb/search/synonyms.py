@@ -1,4 +1,11 @@
-"""Curated synonym groups (kb/data/search/synonyms.tsv), expanded at query time."""
+"""Synonym groups expanded at query time: curated (kb/data/search/synonyms.tsv) and mined.
+
+Curated groups join the two translations' words, common usage and the English terms of
+the Laws. A member with Latin letters (``penalty card``, ``lead out of turn``) is found
+in a query as a whole phrase, longest first, before the query is cut into words.
+``mine_parallel`` adds pairs learnt from the two translations of the same clauses (the
+bridge works are aligned by id), weighted lower than curated ones.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -18,10 +25,30 @@ class Synonyms:
     groups: list[list[str]] = field(default_factory=list)
     index: dict[str, list[str]] = field(default_factory=dict)
     chars: dict[str, list[str]] = field(default_factory=dict)
+    mined: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def phrases(self) -> list[str]:
+        """Members with Latin letters, longest first (matched in a query as whole phrases)."""
+        return sorted((m for m in self.index if any("a" <= c <= "z" for c in m)),
+                      key=lambda m: (-len(m), m))
+
+    def words(self) -> set[str]:
+        """Every member written in ideographs only (added to the search lexicon)."""
+        return {m for m in self.index if m and all("\u4e00" <= c <= "\u9fff" for c in m)}
+
+    def with_mined(self, pairs: dict[str, list[str]]) -> Synonyms:
+        """A copy with mined pairs (word -> words of the other translation) added."""
+        return Synonyms(self.groups, self.index, self.chars, pairs)
 
     def expand(self, word: str) -> list[str]:
         """The other members of every group ``word`` belongs to (in file order, no repeats)."""
         return list(self.index.get(word, []))
+
+    def expand_mined(self, word: str) -> list[str]:
+        """The mined counterparts of ``word`` not already among its curated synonyms."""
+        curated = self.index.get(word, [])
+        return [m for m in self.mined.get(word, []) if m not in curated]
 
     def char_rewrites(self, word: str) -> list[str]:
         """``word`` with one single-character member replaced by another (和牌 -> 胡牌)."""
@@ -72,3 +99,43 @@ def load_synonyms(path: str = str(SYNONYMS_PATH)) -> Synonyms:
     except OSError as exc:
         raise KbError(f"{p}: cannot read synonyms ({exc.strerror})") from None
     return parse_synonyms(text, str(p))
+
+
+MINE_MIN_PAIRS = 2      # a pair must co-occur in at least this many aligned clauses,
+MINE_SURE_PAIRS = 3     # this many if the two words share no character,
+MINE_MIN_DICE = 0.75    # and be that exclusive to each other (Dice coefficient)
+
+
+def mine_parallel(aligned: list[tuple[list[str], list[str]]],
+                  stop: frozenset[str] = frozenset()) -> dict[str, list[str]]:
+    """Word pairs that stand for each other in two translations of the same clauses.
+
+    ``aligned`` holds the words of each clause in the two translations. For every pair
+    (a, b) with a only in the first text and b only in the second, count the clauses where
+    both occur. Pairs are linked best first (Dice coefficient), each word at most once
+    (competitive linking); a pair needs a Dice coefficient of MINE_MIN_DICE and
+    MINE_MIN_PAIRS clauses, MINE_SURE_PAIRS if the words share no character
+    (庄家 <-> 定约人, 引牌 <-> 攻牌, 触摸 <-> 触及). Symmetric result.
+    """
+    from collections import Counter
+
+    ca: Counter[str] = Counter()
+    cb: Counter[str] = Counter()
+    cab: Counter[tuple[str, str]] = Counter()
+    for wa, wb in aligned:
+        sa, sb = set(wa), set(wb)
+        only_a = {w for w in sa - sb if len(w) >= 2 and w not in stop}
+        only_b = {w for w in sb - sa if len(w) >= 2 and w not in stop}
+        ca.update(only_a)
+        cb.update(only_b)
+        cab.update((a, b) for a in only_a for b in only_b)
+    out: dict[str, list[str]] = {}
+    scored = sorted(((2 * n / (ca[a] + cb[b]), n, a, b) for (a, b), n in cab.items()
+                     if n >= MINE_MIN_PAIRS), reverse=True)
+    for dice, n, a, b in scored:
+        if dice < MINE_MIN_DICE:
+            break
+        if a in out or b in out or (n < MINE_SURE_PAIRS and not set(a) & set(b)):
+            continue
+        out[a], out[b] = [b], [a]
+    return out

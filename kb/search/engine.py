@@ -1,0 +1,306 @@
+"""The search engine: an opened index, queries in, results out.
+
+``SearchEngine.search`` parses a query (``parse``), finds the cited clauses and ranks
+the rest (``rank``), puts the clause that defines the asked term first for 什么是X,
+folds each bridge clause and its twin in the other translation into one result (the
+twin attached under ``twins``), and builds the snippets (``snippet``).
+
+A result: {id, work, citation, title, score, snippet, twins: [{id, work, citation,
+title, snippet}]}. The engine is read-only after opening; its caches are bounded LRUs,
+so it is safe to share between threads without a lock.
+"""
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from kb import works
+from kb.errors import KbError
+from kb.search.analysis import normalize
+from kb.search.citations import Cite
+from kb.search.index import IndexData, open_index
+from kb.search.parse import ParsedQuery, QueryParser, clean_query
+from kb.search.rank import CACHE_SIZE, LRU, Ranker, hits
+from kb.search.snippet import highlight
+from kb.search.synonyms import Synonyms, load_synonyms
+
+MAX_LIMIT = 1000
+MAX_ENGINES = 8          # open engines kept by get_engine (one per records/index pair)
+DEFINITION_WINDOW = 30   # candidates examined for a clause defining the asked term
+
+
+def build_dir() -> Path:
+    """The build directory: $KB_BUILD_DIR or ./build (as ``kb --build-dir`` sets it)."""
+    return Path(os.environ.get("KB_BUILD_DIR") or "build")
+
+
+def default_records() -> Path:
+    return build_dir() / "records.jsonl"
+
+
+def default_index() -> Path:
+    return build_dir() / "index"
+
+
+class SearchEngine:
+    """An opened index: documents, ranker, parser (one per process is plenty)."""
+
+    def __init__(self, data: IndexData, synonyms: Synonyms | None = None,
+                 cache_size: int = CACHE_SIZE):
+        self.docs = data.docs
+        self.meta = data.meta
+        self.by_id = {d["id"]: n for n, d in enumerate(self.docs)}
+        order = works.work_ids()
+        self.works = sorted({d["work"] for d in self.docs},
+                            key=lambda w: (order.index(w) if w in order else 99, w))
+        self.hay = [_hay(d) for d in self.docs]
+        self.below: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
+        for n, d in enumerate(self.docs):
+            parts = d["pathkey"].split("/")[:-1]
+            for k in range(1, len(parts)):
+                self.below["/".join(parts[:k]) + "/", d["work"]].append(n)
+        self.twin: dict[int, int] = {}
+        for n, d in enumerate(self.docs):
+            work, _, local = d["id"].partition(":")
+            other = works.twin_of(work)
+            m = self.by_id.get(f"{other}:{local}") if other else None
+            if m is not None:
+                self.twin[n] = m
+        self.ranker = Ranker(self.docs, data.lexicon, cache_size,
+                             [min(d["work"], works.twin_of(d["work"]) or d["work"]) for d in self.docs],
+                             self.twin)
+        syn = (synonyms or load_synonyms()).with_mined(data.mined)
+        self.parser = QueryParser(data.lexicon, syn, self.ranker.known)
+        self._parsed: LRU[tuple[str, str | None], ParsedQuery] = LRU(cache_size)
+
+    @classmethod
+    def open(cls, records_path: Path | str | None = None,
+             index_dir: Path | str | None = None) -> SearchEngine:
+        """Open (rebuilding first if stale or damaged) the index of ``records_path``."""
+        return cls(open_index(records_path or default_records(), index_dir or default_index()))
+
+    def close(self) -> None:
+        """Nothing to release (the index is read into memory); kept for callers."""
+
+    def parse(self, q: str, script: str | None = None) -> ParsedQuery:
+        """The parsed form of a cleaned query (cached, bounded)."""
+        return self._parsed.get((q, script), lambda: self.parser.parse(q, script))
+
+    # --- searching ----------------------------------------------------------------
+
+    def search(self, q: str, *, limit: int = 10, work: str | None = None,
+               law_range: tuple[int, int] | None = None,
+               script: str | None = None) -> list[dict[str, Any]]:
+        """Search; see the module docstring. Bad arguments raise KbError."""
+        q = clean_query(q)
+        self._check_args(limit, work, law_range, script)
+        parsed = self.parse(q, script)
+        if parsed.empty:
+            return []
+
+        def allowed(n: int) -> bool:
+            d = self.docs[n]
+            if work and d["work"] != work:
+                return False
+            return not law_range or (d["law"] is not None and law_range[0] <= d["law"] <= law_range[1])
+
+        if not parsed.groups:
+            ranked = self._by_citation(parsed.cites, allowed)
+        elif parsed.cites:
+            # Words within the cited clause(s) first, then the cited clause itself if no
+            # word matched there, then word matches elsewhere.
+            inside = self._cited(parsed.cites)
+            ranked = self.ranker.rank(parsed.groups, lambda n: n in inside and allowed(n), parsed.text)
+            if not ranked:
+                ranked = self._by_citation(parsed.cites, allowed)
+            seen = {n for n, _ in ranked}
+            ranked += [(n, sc) for n, sc in self.ranker.rank(parsed.groups, allowed, parsed.text) if n not in seen]
+        else:
+            ranked = self.ranker.rank(parsed.groups, allowed, parsed.text)
+            if parsed.defines:
+                ranked = self._definitions_first(ranked, [parsed.defines])
+            elif len(parsed.groups) == 1 and not parsed.groups[0].required:
+                # A bare term (revoke, 罚张, 清一色) asks what it is: its definition first.
+                ranked = self._definitions_first(ranked, parsed.groups[0].strings())
+        ranked = self._fold_twins(ranked, limit)
+        return [self._result(n, score, parsed) for n, score in ranked[:limit]]
+
+    def _check_args(self, limit: Any, work: Any, law_range: Any, script: Any) -> None:
+        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+            raise KbError(f"limit must be a whole number from 1 to {MAX_LIMIT}, not {limit!r}")
+        if work is not None and work not in self.works:
+            known = ", ".join(self.works) or "none"
+            raise KbError(f"unknown work {work!r} (known: {known})")
+        if law_range is not None:
+            ok = (isinstance(law_range, (tuple, list)) and len(law_range) == 2
+                  and all(isinstance(x, int) and not isinstance(x, bool) for x in law_range)
+                  and 0 <= law_range[0] <= law_range[1])
+            if not ok:
+                raise KbError(f"law range must be two law numbers, low to high, not {law_range!r}")
+        if script not in (None, "hans", "hant"):
+            raise KbError(f"script must be hans or hant, not {script!r}")
+
+    def _cited(self, cites: list[Cite]) -> set[int]:
+        """Every clause a citation names, in every work, with everything under it."""
+        out: set[int] = set()
+        for c in cites:
+            for w in self.works:
+                if c.work and w != c.work:
+                    continue
+                n = self.by_id.get(f"{w}:{c.suffix}")
+                if n is not None:
+                    out.add(n)
+                out.update(self.below.get((c.pathkey, w), []))
+        return out
+
+    def _by_citation(self, cites: list[Cite], allowed: Any) -> list[tuple[int, float]]:
+        """The cited clause in each work that has it, then its sub-clauses in order."""
+        exact: list[int] = []
+        fallback: list[int] = []
+        below: list[int] = []
+        for c in cites:
+            for w in self.works:
+                if c.work and w != c.work:
+                    continue
+                n = self.by_id.get(f"{w}:{c.suffix}")
+                if n is not None:
+                    exact.append(n)
+                else:
+                    for k in range(len(c.path) - 1, 0, -1):  # nearest ancestor that exists
+                        anc = Cite(c.law, c.path[:k], work=c.work)
+                        m = self.by_id.get(f"{w}:{anc.suffix}")
+                        if m is not None:
+                            fallback.append(m)
+                            break
+                below.extend(self.below.get((c.pathkey, w), []))
+        below.sort(key=lambda n: (self.works.index(self.docs[n]["work"]), self.docs[n]["order"]))
+        out: list[tuple[int, float]] = []
+        seen: set[int] = set()
+        for n, score in ([(n, 100.0) for n in exact] + [(n, 50.0) for n in fallback]
+                         + [(n, 10.0) for n in below]):
+            if n not in seen and allowed(n):
+                seen.add(n)
+                out.append((n, score))
+        return out
+
+    def _definitions_first(self, ranked: list[tuple[int, float]], terms: list[str]) -> list[tuple[int, float]]:
+        """For 什么是X: the clauses among the first candidates that define X, first."""
+        head = ranked[:DEFINITION_WINDOW]
+        defining = [(n, s) for n, s in head if any(defines(self.docs[n], t) for t in terms if t)]
+        if not defining:
+            return ranked
+        keep = {n for n, _ in defining}
+        return defining + [(n, s) for n, s in ranked if n not in keep]
+
+    def _fold_twins(self, ranked: list[tuple[int, float]], limit: int) -> list[tuple[int, float]]:
+        """One result per clause: a twin ranked lower is dropped (it is attached instead)."""
+        out: list[tuple[int, float]] = []
+        placed: set[int] = set()
+        for n, score in ranked:
+            if len(out) >= limit:
+                break
+            if n in placed:
+                continue
+            placed.add(n)
+            if n in self.twin:
+                placed.add(self.twin[n])
+            out.append((n, score))
+        return out
+
+    # --- results ------------------------------------------------------------------
+
+    def _shown(self, n: int, parsed: ParsedQuery) -> dict[str, Any]:
+        d = self.docs[n]
+        hant = parsed.script == "hant"
+        title = (d["title_hant"] if hant else d["title_hans"]) or ""
+        text = (d["text_hant"] if hant else d["text_hans"]) or ""
+        citation = d["citation"]
+        if hant and citation:
+            from kb.normalise import to_hant
+
+            citation = to_hant(citation)
+        return {"id": d["id"], "work": d["work"], "citation": citation, "title": title,
+                "snippet": highlight(text or title, hits(parsed.groups, self.hay[n]))}
+
+    def _result(self, n: int, score: float, parsed: ParsedQuery) -> dict[str, Any]:
+        r = self._shown(n, parsed)
+        r["score"] = round(float(score), 4)
+        r["twins"] = [self._shown(self.twin[n], parsed)] if n in self.twin else []
+        return r
+
+
+_DEF_MARKS = ("是", "为", "指", "：", ":", "，是", "系指", "即")
+
+
+def defines(doc: dict[str, Any], term: str) -> bool:
+    """Does a clause define ``term``: its title is the term (or the term's definition), or its
+    text opens with the term, or says 所谓X / 称为X / X是 / X指 ..."""
+    title = normalize(doc["title_hans"] or "")
+    text = normalize(doc["text_hans"] or "")
+    if title and (title == term or title in (f"{term}的定义", f"{term}定义", f"定义{term}")):
+        return True
+    if text.startswith(term) and text[len(term):len(term) + 2].startswith(_DEF_MARKS):
+        return True
+    t = re.escape(term)
+    return bool(re.search(f"(?:所谓|称为|称之为|叫做|即为|即成为|是谓|是为|谓之){t}(?![\u4e00-\u9fff])|{t}(?:系指|是指|即是)", text))
+
+
+def _hay(d: dict[str, Any]) -> str:
+    return normalize("\n".join(d.get(f) or "" for f in ("title_hans", "text_hans", "context")))
+
+
+_engines: dict[tuple[str, str], tuple[SearchEngine, tuple[int, int]]] = {}
+_engines_lock = threading.Lock()
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    try:
+        st = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (st.st_mtime_ns, st.st_size)
+
+
+def get_engine(records_path: Path | str | None = None,
+               index_dir: Path | str | None = None) -> SearchEngine:
+    """The process's engine for these paths, opened on first use.
+
+    The index is checked (and rebuilt if stale) when the engine is opened; later calls
+    reopen it if the records file has changed since (a stat, not a hash, per call).
+    """
+    records_path = Path(records_path or default_records())
+    index_dir = Path(index_dir or default_index())
+    key = (str(records_path.resolve()), str(index_dir.resolve()))
+    stamp = _stamp(records_path)
+    with _engines_lock:
+        cached = _engines.get(key)
+        if cached is not None and cached[1] == stamp:
+            return cached[0]
+        engine = SearchEngine.open(records_path, index_dir)
+        _engines.pop(key, None)
+        _engines[key] = (engine, stamp)
+        while len(_engines) > MAX_ENGINES:  # bounded: one per build directory in use
+            _engines.pop(next(iter(_engines)))
+        return engine
+
+
+def reset_engines() -> None:
+    """Forget every cached engine (tests; after rebuilding an index in-process)."""
+    with _engines_lock:
+        _engines.clear()
+
+
+def search(q: str, *, limit: int = 10, work: str | None = None,
+           law_range: tuple[int, int] | None = None, script: str | None = None,
+           records_path: Path | str | None = None,
+           index_dir: Path | str | None = None) -> list[dict[str, Any]]:
+    """Search the records: [{id, citation, work, title, score, snippet, twins}, ...] best first.
+
+    The records and index default to $KB_BUILD_DIR (or ./build)/records.jsonl and /index.
+    """
+    return get_engine(records_path, index_dir).search(
+        q, limit=limit, work=work, law_range=law_range, script=script)

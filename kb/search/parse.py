@@ -1,0 +1,219 @@
+"""Taking a query apart: citations, quoted phrases, English terms, definition questions, words.
+
+A query is never parsed as a query language: AND/OR/NOT, ``*``, ``field:`` or a stray
+quote are only text. The parts:
+
+* citations (see ``citations``): 45C4(b), 第六十四条, Law 64A2 ...;
+* quoted phrases ("…", “…”, 「…」): required, matched as typed;
+* synonym members with Latin letters, longest first (``major penalty card``), so that a
+  multi-word English term is one group, not its words;
+* a definition question (什么是X, X是什么意思, X的定义 ...): X is remembered, so the clause
+  that defines X can be put first;
+* the remaining words, cut as the index cuts text (negators joined: 不同意 is one word);
+  only question words and particles are dropped (问, 算, 不 ... are kept: they can carry
+  the question's meaning), and a word no clause holds still counts for nothing.
+
+Each word becomes a ``Group``: the word and the strings that count as it (curated
+synonyms, mined counterparts from the other translation, single-character rewrites).
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kb.errors import KbError
+from kb.search.analysis import NEGATORS, analyze, is_cjk, is_traditional, normalize, strip_controls
+from kb.search.citations import Cite, split_citations
+from kb.search.lexicon import Lexicon
+from kb.search.synonyms import Synonyms
+
+MAX_QUERY_CHARS = 1000
+MAX_GROUPS = 24
+SYNONYM_WEIGHT = 0.85
+MINED_WEIGHT = 0.7
+GENERIC_WEIGHT = 0.7   # words of everyday language (not curated, frequent in jieba's dictionary)
+
+# Query-only stopwords: question words and particles (the index keeps every word).
+STOPWORDS = frozenset("""
+的 了 吗 呢 么 吧 啊 呀 哦 嘛 是 这 那 这个 那个 个 地 得 着 过 和 与 及 或 或者 跟
+怎么 怎么样 怎样 如何 什么 啥 哪 哪些 哪个 哪里 为什么 为何 请问 请 一下 一般
+可以 可不可以 能否 能不能 是否 是不是 会不会 要不要 该怎么 怎么办 咋 咋办
+时候 的话 有没有 还是 么样 行不行 对不对 对吗 算不算
+我 你 他 她 它 我们 你们 他们 咱们 人家 但 但是 可是 不过 其实 就 才 都 也 又 还 还要 还能
+已经 已 很 太 挺 真的 到底 究竟 而且 并且 然后 那么 这样 那样 一 下 之后 以后 之前 以前 后 呢
+and or not the a an of to is in on for what how does do can i my if when with be
+""".split())
+QUESTION_PREFIXES = ("多少", "几")
+NEGATION_FORMS = ("不", "未", "没", "没有", "无", "非")
+
+_PHRASE_RE = re.compile(r'"([^"]*)"|“([^”]*)”|「([^」]*)」|『([^』]*)』|《([^》]*)》')
+_QUOTES = '"“”「」『』《》'
+# 12墩, 7线: the Laws write these counts in Chinese numerals (第十二墩, 七线)
+_COUNTED = re.compile(r"(?<![0-9a-z])([1-9][0-9]?)(?=\s*[墩线轮])")
+_NUMERALS = "零一二三四五六七八九"
+
+
+def chinese_numeral(n: int) -> str:
+    """1..99 in Chinese numerals as the Laws write them (12 -> 十二, 20 -> 二十, 7 -> 七)."""
+    tens, ones = divmod(n, 10)
+    if not tens:
+        return _NUMERALS[ones]
+    return ("" if tens == 1 else _NUMERALS[tens]) + "十" + (_NUMERALS[ones] if ones else "")
+_DEFINITION_RES = (
+    re.compile(r"^\s*(?:请问\s*)?(?:什么是|什么叫做?|何谓|何为|啥是|啥叫|what\s+is\s+(?:an?\s+|the\s+)?)"
+               r"\s*(?P<term>.+?)\s*[?？。!！]*\s*$"),
+    re.compile(r"^\s*(?P<term>.+?)\s*(?:是什么意思|什么意思|啥意思|的意思|的定义|是什么|是啥|是指什么|"
+               r"指的是什么|指什么|怎么定义|如何定义|的含义|的解释)\s*[?？吗呢。!！]*\s*$"),
+)
+
+
+@dataclass
+class Group:
+    """One query word (or quoted phrase, or English term) and the strings that count as it."""
+
+    label: str
+    alts: list[tuple[str, float]] = field(default_factory=list)   # normalized, weight
+    required: bool = False
+    weight: float = 1.0             # an everyday word weighs less than a term of the rules
+
+    def strings(self) -> list[str]:
+        return [a for a, _ in self.alts]
+
+
+@dataclass
+class ParsedQuery:
+    """A query taken apart: citations, word groups, the defined term, display script."""
+
+    cites: list[Cite]
+    groups: list[Group]
+    script: str
+    defines: str | None = None
+    text: str = ""                  # the words' part of the query (for whole-query grams)
+
+    @property
+    def empty(self) -> bool:
+        return not self.cites and not self.groups
+
+
+def clean_query(q: Any) -> str:
+    """Type and length checks, control characters removed; KbError if unusable."""
+    if not isinstance(q, str):
+        raise KbError("query must be text")
+    if len(q) > MAX_QUERY_CHARS:
+        raise KbError(f"query too long: {len(q)} characters (at most {MAX_QUERY_CHARS})")
+    return strip_controls(q)
+
+
+def definition_term(text: str) -> str | None:
+    """X of 什么是X / X是什么意思 / X的定义 / what is X (normalized text), else None."""
+    for pattern in _DEFINITION_RES:
+        m = pattern.match(text)
+        if m and m.group("term").strip(" ?？"):
+            return m.group("term").strip(" ?？")
+    return None
+
+
+def _latin_phrase(text: str, phrase: str) -> re.Match[str] | None:
+    """``phrase`` in ``text`` as whole words, spaces or hyphens between them, with an
+    English inflection (s, es, ed, 's) allowed at the end."""
+    body = r"[\s\-]+".join(re.escape(w) for w in phrase.split())
+    return re.search(r"(?<![a-z])" + body + r"(?:s|es|d|ed|'s|’s)?(?![a-z])", text)
+
+
+class QueryParser:
+    """Parses queries against one lexicon and one set of synonyms."""
+
+    def __init__(self, lex: Lexicon, syn: Synonyms, known: Callable[[str], bool]):
+        self.lex = lex
+        self.syn = syn
+        self.known = known          # does some clause contain this string?
+        self.phrases = syn.phrases
+
+    def parse(self, q: str, script: str | None = None) -> ParsedQuery:
+        """Split a cleaned query into citations, phrase groups, English terms and word groups."""
+        shown = script or ("hant" if is_traditional(q) else "hans")
+        cites, rest = split_citations(q)
+        rest = normalize(rest)
+        groups: list[Group] = []
+        seen: set[str] = set()
+
+        def phrase(m: re.Match[str]) -> str:
+            text = " ".join(next(g for g in m.groups() if g is not None).split())
+            words = [w for w, _, _ in analyze(text, self.lex).words]
+            if words and text not in seen and not (len(words) == 1 and words[0] in STOPWORDS):
+                seen.add(text)
+                groups.append(Group(text, [(text, 1.0)], required=True))
+            return " "
+
+        rest = _PHRASE_RE.sub(phrase, rest)
+        rest = _COUNTED.sub(lambda m: chinese_numeral(int(m.group(1))), rest)
+        rest = "".join(" " if ch in _QUOTES else ch for ch in rest)
+        defines = definition_term(rest)
+        if any("a" <= c <= "z" for c in rest):
+            for p in self.phrases:
+                m = _latin_phrase(rest, p)
+                while m is not None:
+                    if p not in seen:
+                        seen.add(p)
+                        groups.append(self._group(p))
+                    rest = rest[:m.start()] + " " + rest[m.end():]
+                    m = _latin_phrase(rest, p)
+        for w in self._words(rest):
+            for p in QUESTION_PREFIXES:
+                if w.startswith(p) and len(w) > len(p):
+                    w = w[len(p):]
+            if w in STOPWORDS or w in seen:
+                continue
+            seen.add(w)
+            groups.append(self._group(w))
+            if len(groups) >= MAX_GROUPS:
+                break
+        if defines is not None:
+            defines = "".join(w for w, _, _ in analyze(defines, self.lex).words
+                              if w not in STOPWORDS) or None
+        return ParsedQuery(cites, groups, shown, defines, " ".join(rest.split()))
+
+    def _words(self, text: str) -> list[str]:
+        """The query's words; a word of everyday language that no clause holds and no synonym
+        explains is cut again without it when that yields a term of the rules
+        (要胡同一张 -> 要 胡 同 一张, not 胡同 "alley")."""
+        out: list[str] = []
+        for w, _, _ in analyze(text, self.lex).words:
+            if (len(w) > 1 and w[0] not in NEGATORS and w not in self.lex.domain and not self.known(w)
+                    and not self.syn.expand(w) and not self.syn.expand_mined(w)
+                    and all(is_cjk(c) for c in w)):
+                pieces = self.lex.cut_run(w, without=w)
+                if any(p in self.lex.domain or (len(p) > 1 and self.known(p)) for p in pieces):
+                    out.extend(pieces)
+                    continue
+            out.append(w)
+        return out
+
+    def _group(self, w: str) -> Group:
+        alts: list[tuple[str, float]] = [] if " " in w or not self.known(w) else [(w, 1.0)]
+        names = {w}
+
+        def add(s: str, weight: float) -> None:
+            if s not in names and s not in STOPWORDS:
+                names.add(s)
+                alts.append((s, weight))
+
+        for s in self.syn.expand(w):
+            add(s, SYNONYM_WEIGHT)
+        for s in self.syn.expand_mined(w):
+            add(s, MINED_WEIGHT)
+        for s in self.syn.char_rewrites(w):
+            if self.known(s):
+                add(s, SYNONYM_WEIGHT)
+        if len(w) > 1 and w[0] in NEGATORS and self.lex.freq.get(w[1:]) and not self.lex.freq.get(w):
+            # a negation the analysis joined (不碰 = 未碰 = 没碰), not a word such as 没有
+            for neg in NEGATION_FORMS:
+                s = neg + w[1:]
+                if self.known(s):
+                    add(s, SYNONYM_WEIGHT)
+        if not alts:
+            alts.append((w, 1.0))
+        weight = GENERIC_WEIGHT if self.lex.generic(w) and not w.isascii() else 1.0
+        return Group(w, [(s, x * weight) for s, x in alts], weight=weight)

@@ -1,0 +1,324 @@
+"""Ranking: BM25 over word fields and over character grams, fused, then a coverage re-rank.
+
+Two kinds of evidence for each query group (a word and the strings that count as it):
+
+* word level: BM25 of each of its words in the title, text and ancestor-title fields
+  (boosted per field; a string of several words needs all of them in the clause);
+* character level: BM25 of its character bigrams (unigrams for a single character) in
+  the clause's title and text, so a word written differently, or inside a longer word
+  (罚张 in 重罚张), or cut differently, still finds its clause.
+
+A group scores the best of its strings (times the string's weight), so synonyms widen a
+word without counting it twice. The two channels are added (the gram channel scaled by
+GRAM_WEIGHT; reciprocal-rank fusion, FUSION = "rrf", measured lower on the tuning set),
+plus the bigrams of the query as typed. When the query's terms of the rules all belong
+to one family of rule books (胡 to mahjong, 明手 to bridge), clauses of the others are
+scaled down. The best CANDIDATES are then scaled by the square of the share of groups
+(weighted by rarity; everyday words weigh less) each contains, a clause and its twin
+counting as one (a group is contained when all its bigrams are in the clause: posting
+lists, no scan over the clauses).
+
+Every cache is an LRU with a size: nothing grows with the number of distinct queries.
+"""
+from __future__ import annotations
+
+import heapq
+import math
+import threading
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any, Generic, TypeVar
+
+from kb.search.analysis import Analysis, analyze
+from kb.search.lexicon import Lexicon
+from kb.search.parse import Group
+
+K1 = 1.2
+B = 0.75
+WORD_FIELDS = {"title": 2.5, "text": 1.0, "context": 0.4}
+GRAM_WEIGHT = 0.3
+QUERY_GRAM_WEIGHT = 0.15  # the bigrams of the query as typed (across its words), as one more group
+COVERAGE_POWER = 2.0
+STRICT_TIER = False
+UNIT_EVIDENCE = True      # coverage counts a clause's twin's words too
+DOMAIN_SHARE = 0.95       # a group all (this share) of whose clauses are in one family of works votes for it
+DOMAIN_PENALTY = 0.3      # score factor of clauses outside the family the query's words point to
+CACHE_SIZE = 4096
+CANDIDATES = 200
+FUSION = "sum"            # "sum": word + GRAM_WEIGHT * gram scores; "rrf": reciprocal-rank fusion
+RRF_K = 60
+RRF_GRAM = 1.0          # best raw scores re-ranked by coverage
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class LRU(Generic[K, V]):
+    """A thread-safe least-recently-used map of at most ``size`` entries."""
+
+    def __init__(self, size: int = CACHE_SIZE):
+        self.size = size
+        self._data: OrderedDict[K, V] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K, make: Callable[[], V]) -> V:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+        value = make()
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+class Ranker:
+    """Posting lists of every field, and BM25 scores read from them."""
+
+    def __init__(self, docs: list[dict[str, Any]], lex: Lexicon, cache_size: int = CACHE_SIZE,
+                 family: list[str] | None = None, twin: dict[int, int] | None = None):
+        self.lex = lex
+        self.n = max(1, len(docs))
+        self.family = family or ["" for _ in docs]   # rule book family of each clause (bridge, mahjong)
+        self.twin = twin or {}                       # a clause's twin in the other translation
+        self.post: dict[str, dict[str, list[tuple[int, int]]]] = {}
+        self.dl: dict[str, list[int]] = {}
+        self.avgdl: dict[str, float] = {}
+        for f in (*WORD_FIELDS, "bigram", "unigram"):
+            post: defaultdict[str, dict[int, int]] = defaultdict(dict)
+            lengths = []
+            for d, doc in enumerate(docs):
+                terms = doc["terms"][f]
+                lengths.append(len(terms))
+                for t in terms:
+                    row = post[t]
+                    row[d] = row.get(d, 0) + 1
+            self.post[f] = {t: list(row.items()) for t, row in post.items()}
+            self.dl[f] = lengths
+            self.avgdl[f] = max(1.0, sum(lengths) / self.n)
+        self._bm25: LRU[tuple[str, str], dict[int, float]] = LRU(cache_size)
+        self._analysis: LRU[str, Analysis] = LRU(cache_size)
+        self._contained: LRU[str, frozenset[int]] = LRU(cache_size)
+        self._group_docs: LRU[tuple[str, ...], int] = LRU(cache_size)
+        self._word_docs: LRU[tuple[str, ...], set[int]] = LRU(cache_size)
+
+    # --- terms ----------------------------------------------------------------------
+
+    def analysis(self, s: str) -> Analysis:
+        return self._analysis.get(s, lambda: analyze(s, self.lex))
+
+    def grams(self, s: str) -> list[str]:
+        """The gram terms standing for ``s``: its bigrams, or its unigram if it is one character."""
+        a = self.analysis(s)
+        return a.bigrams or a.unigrams
+
+    def contained(self, s: str) -> frozenset[int]:
+        """Clauses whose title or text holds every gram of ``s`` (a substring test by postings)."""
+        def make() -> frozenset[int]:
+            grams = self.grams(s)
+            if not grams:
+                return frozenset()
+            field = "bigram" if self.analysis(s).bigrams else "unigram"
+            sets = sorted((self.post[field].get(g, []) for g in set(grams)), key=len)
+            out = {d for d, _ in sets[0]}
+            for rows in sets[1:]:
+                out &= {d for d, _ in rows}
+                if not out:
+                    break
+            return frozenset(out)
+        return self._contained.get(s, make)
+
+    def known(self, s: str) -> bool:
+        """Some clause holds ``s`` (as words or as characters)."""
+        return bool(self.contained(s)) or any(s in self.post[f] for f in WORD_FIELDS)
+
+    # --- BM25 -------------------------------------------------------------------------
+
+    def bm25(self, field: str, term: str) -> dict[int, float]:
+        def make() -> dict[int, float]:
+            rows = self.post[field].get(term)
+            if not rows:
+                return {}
+            idf = math.log(1.0 + (self.n - len(rows) + 0.5) / (len(rows) + 0.5))
+            dl, avg = self.dl[field], self.avgdl[field]
+            return {d: idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl[d] / avg)) for d, tf in rows}
+        return self._bm25.get((field, term), make)
+
+    def word_scores(self, s: str) -> dict[int, float]:
+        """Word-level BM25 of one string over the word fields; all its words must occur."""
+        words = list(dict.fromkeys(w for w, _, _ in self.analysis(s).words))
+        if not words:
+            return {}
+        acc: defaultdict[int, float] = defaultdict(float)
+        have: defaultdict[int, int] = defaultdict(int)
+        for w in words:
+            seen: set[int] = set()
+            for f, boost in WORD_FIELDS.items():
+                for d, sc in self.bm25(f, w).items():
+                    acc[d] += boost * sc
+                    seen.add(d)
+            for d in seen:
+                have[d] += 1
+        return {d: sc for d, sc in acc.items() if have[d] == len(words)}
+
+    def gram_scores(self, s: str) -> dict[int, float]:
+        """Character-level BM25 of one string (its bigrams, or its single character)."""
+        a = self.analysis(s)
+        field, grams = ("bigram", a.bigrams) if a.bigrams else ("unigram", a.unigrams)
+        acc: defaultdict[int, float] = defaultdict(float)
+        for g in grams:
+            for d, sc in self.bm25(field, g).items():
+                acc[d] += sc
+        return acc
+
+    # --- groups -------------------------------------------------------------------------
+
+    def group_scores(self, g: Group) -> dict[int, float]:
+        """Best string of the group per clause, word and gram channels added."""
+        best: dict[int, float] = {}
+        for s, weight in g.alts:
+            per: defaultdict[int, float] = defaultdict(float)
+            for d, sc in self.word_scores(s).items():
+                per[d] += sc
+            if GRAM_WEIGHT:
+                for d, sc in self.gram_scores(s).items():
+                    per[d] += GRAM_WEIGHT * sc
+            for d, sc in per.items():
+                sc *= weight
+                if sc > best.get(d, 0.0):
+                    best[d] = sc
+        return best
+
+    def _rrf(self, groups: list[Group], text: str) -> defaultdict[int, float]:
+        """Reciprocal-rank fusion of the word channel and the character channel."""
+        word: defaultdict[int, float] = defaultdict(float)
+        gram: defaultdict[int, float] = defaultdict(float)
+        for g in groups:
+            wb: dict[int, float] = {}
+            gb: dict[int, float] = {}
+            for s, weight in g.alts:
+                for d, sc in self.word_scores(s).items():
+                    wb[d] = max(wb.get(d, 0.0), weight * sc)
+                for d, sc in self.gram_scores(s).items():
+                    gb[d] = max(gb.get(d, 0.0), weight * sc)
+            for d, sc in wb.items():
+                word[d] += sc
+            for d, sc in gb.items():
+                gram[d] += sc
+        if text:
+            for d, sc in self.gram_scores(text).items():
+                gram[d] += QUERY_GRAM_WEIGHT * sc
+        out: defaultdict[int, float] = defaultdict(float)
+        for channel, w in ((word, 1.0), (gram, RRF_GRAM)):
+            for r, (d, _) in enumerate(sorted(channel.items(), key=lambda x: (-x[1], x[0]))):
+                out[d] += w / (RRF_K + r + 1)
+        return out
+
+    def group_docs(self, g: Group) -> frozenset[int]:
+        out: set[int] = set()
+        for s in g.strings():
+            out |= self.contained(s)
+        return frozenset(out)
+
+    def word_docs(self, g: Group) -> set[int]:
+        """Clauses holding one of the group's strings as words (not merely as characters)."""
+        return self._word_docs.get(tuple(g.strings()), lambda: self._make_word_docs(g))
+
+    def _make_word_docs(self, g: Group) -> set[int]:
+        out: set[int] = set()
+        for s in g.strings():
+            words = [w for w, _, _ in self.analysis(s).words]
+            if not words:
+                continue
+            sets = [{d for f in WORD_FIELDS for d, _ in self.post[f].get(w, [])} for w in words]
+            out |= set.intersection(*sets)
+        return out
+
+    def rarity(self, g: Group) -> float:
+        """Inverse document frequency of a group: clauses containing any of its strings."""
+        key = tuple(g.strings())
+        df = self._group_docs.get(key, lambda: len(self.group_docs(g)))
+        return math.log(1.0 + self.n / (1.0 + df))
+
+    def query_family(self, groups: list[Group]) -> str | None:
+        """The family of rule books (bridge, mahjong) the query's words belong to, if they agree.
+
+        A group votes (by its rarity) for a family when nearly all the clauses holding it are
+        in that family (胡 for mahjong, 明手 for bridge); words found everywhere do not vote.
+        """
+        votes: defaultdict[str, float] = defaultdict(float)
+        for g in groups:
+            if self.lex.generic(g.label) and not g.label.isascii():
+                continue
+            docs = self.word_docs(g)
+            if not docs:
+                continue
+            count: defaultdict[str, int] = defaultdict(int)
+            for d in docs:
+                count[self.family[d]] += 1
+            fam, n = max(count.items(), key=lambda x: x[1])
+            if n >= DOMAIN_SHARE * len(docs):
+                votes[fam] += self.rarity(g)
+        if not votes:
+            return None
+        ranked = sorted(votes.items(), key=lambda x: -x[1])
+        if len(ranked) == 1 or ranked[0][1] >= 2 * ranked[1][1]:
+            return ranked[0][0]
+        return None
+
+    def rank(self, groups: list[Group], allowed: Callable[[int], bool] | None = None,
+             text: str = "") -> list[tuple[int, float]]:
+        """Clauses matching the groups, best first (see the module docstring)."""
+        required = [g for g in groups if g.required]
+        optional = [g for g in groups if not g.required]
+        scores: defaultdict[int, float] = defaultdict(float)
+        if FUSION == "rrf":
+            scores = self._rrf(groups, text)
+        else:
+            for g in groups:
+                for d, sc in self.group_scores(g).items():
+                    scores[d] += sc
+            if text and QUERY_GRAM_WEIGHT and optional:
+                for d, sc in self.gram_scores(text).items():
+                    if d in scores or len(optional) > 1:
+                        scores[d] += QUERY_GRAM_WEIGHT * sc
+        if allowed is not None:
+            scores = defaultdict(float, {d: s for d, s in scores.items() if allowed(d)})
+        for g in required:
+            docs = self.group_docs(g)
+            scores = defaultdict(float, {d: s for d, s in scores.items() if d in docs})
+        if not scores:
+            return []
+        fam = self.query_family(optional)
+        if fam is not None:
+            for d in scores:
+                if self.family[d] != fam:
+                    scores[d] *= DOMAIN_PENALTY
+        if len(scores) > CANDIDATES:  # coverage only lowers a score: the rest cannot rise above these
+            scores = defaultdict(float, heapq.nlargest(CANDIDATES, scores.items(), key=lambda x: (x[1], -x[0])))
+        if UNIT_EVIDENCE:
+            # A clause and its twin are one unit: each counts what either translation says.
+            covers = [c | {self.twin[d] for d in c if d in self.twin} for c in map(self.group_docs, optional)]
+        else:
+            covers = [self.group_docs(g) for g in optional]
+        weights = [g.weight * self.rarity(g) if any(d in c for d in scores) else 0.0
+                   for g, c in zip(optional, covers)]
+        total = sum(weights)
+        keyed = []
+        for d, score in scores.items():
+            got = sum(w for w, c in zip(weights, covers) if d in c)
+            share = got / total if total else 1.0
+            keyed.append((share >= 1.0 - 1e-9 or not STRICT_TIER, score * share ** COVERAGE_POWER, -d))
+        keyed.sort(reverse=True)
+        return [(-neg, score) for _, score, neg in keyed]
+
+
+def hits(groups: Iterable[Group], hay: str) -> list[str]:
+    """The strings of the groups that occur in a clause's normalized text (for snippets)."""
+    return [s for g in groups for s in g.strings() if s and s in hay]
