@@ -57,7 +57,14 @@
     return enginePromise;
   }
 
-  var apiState = fileMode ? "absent" : "unknown";   // unknown | present | absent
+  // unknown | present | absent; remembered for the tab, so a static host gets one failed request.
+  var apiState = fileMode ? "absent" : remembered() || "unknown";
+  function remembered(value) {
+    try {
+      if (value) sessionStorage.setItem("kb-api", value);
+      return sessionStorage.getItem("kb-api");
+    } catch (e) { return null; }
+  }
   function apiSearch(q, work, limit) {
     var params = new URLSearchParams({ q: q, limit: String(limit), script: hant ? "hant" : "hans" });
     if (work) params.set("work", work);
@@ -81,9 +88,9 @@
       return engine().then(function (e) { return e.search(q, { limit: limit, work: work || null }); });
     }
     if (apiState === "absent") return local();
-    return apiSearch(q, work, limit).then(function (r) { apiState = "present"; return r; }, function (err) {
+    return apiSearch(q, work, limit).then(function (r) { apiState = remembered("present"); return r; }, function (err) {
       if (err && err.bad) throw err;
-      apiState = "absent";
+      apiState = remembered("absent");
       return local();
     });
   }
