@@ -13,6 +13,7 @@ from pathlib import Path
 from kb import build as b
 from kb.records import read_jsonl
 
+
 def run_check(build_dir: Path | None, *, as_json: bool = False) -> int:
     out = b.ensure_built(build_dir)
     records = list(read_jsonl(out / "records.jsonl"))

@@ -356,7 +356,7 @@ def test_file_download_opens_from_disk(browser, tmp_path):
 
 def test_cold_law_page_on_a_phone_is_light(browser):
     sys.path.insert(0, str(ROOT / "bench"))
-    from page_weight import serve, measure
+    from page_weight import measure, serve
     with serve(SITE, compress=True) as base:
         got = measure(browser, base, "hans", "cbr1999/law-45/")
     cold_bytes, cold_requests = got["cold"]

@@ -69,9 +69,9 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
             entries.append({f"{law.law} {r.field(law, 'title') or r.t('（残篇）')}": page})
         nav.append({work.title(script): entries})
     compare = []
-    for law in layout.compared:
-        write(f"compare/law-{law}.md", r.compare_page(law))
-        compare.append({r.t(f"第{law}条"): f"compare/law-{law}.md"})
+    for number in layout.compared:
+        write(f"compare/law-{number}.md", r.compare_page(number))
+        compare.append({r.t(f"第{number}条"): f"compare/law-{number}.md"})
     if compare:
         nav.append({r.t("两译本对照"): compare})
     for work in works.of_kind("sectioned"):

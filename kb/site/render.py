@@ -52,7 +52,7 @@ class Renderer:
             piece = escape(text[a:b])
             target = ref.get("target")
             href = self.layout.href(page, target) if target and ref["status"] == "resolved" else None
-            if href:
+            if href and target:
                 title = self.layout.by_id[target].citation
                 out.append(f'[{piece}]({href} "{html.escape(target)} {html.escape(title)}")')
             else:
@@ -73,7 +73,7 @@ class Renderer:
             elif rec.level != "section":
                 label = ".".join(rec.path[1:])
         elif rec.level == "law":
-            label = works.get(rec.work).law_name(rec.law) + f" {title}"
+            label = works.get(rec.work).law_name(rec.law or "") + f" {title}"
             label = self.t(label)
         else:
             label = f"{rec.citation} {title}".strip()
@@ -145,7 +145,7 @@ class Renderer:
         for law in self.layout.laws(work):
             for h in law.heading:
                 out.append(f"\n## {escape(self.t(h))}\n")
-            name = works.get(work).law_name(law.law)
+            name = works.get(work).law_name(law.law or "")
             frag = self.t("（残篇）") if any(n["kind"] == "fragment" for n in law.notes) else ""
             out.append(f"- [{self.t(name)} {escape(self.field(law, 'title'))}{frag}](law-{law.law}.md)")
         return "\n".join(out) + "\n"
