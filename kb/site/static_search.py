@@ -30,6 +30,7 @@ from kb.site.layout import Layout
 INDEX_DIR = "idx"
 DOC_BLOCK = 64             # records per display chunk
 SHARD_TARGET = 24_000      # aim for postings shards of about this many characters of JSON
+VOCAB_MIN_FREQ = 1000   # jieba frequency of the dictionary words the browser segments with (tuned on bench/queries.tsv)
 CHECK_TERMS = ("明手", "藏牌", "罚张", "定约人")
 _MJ = citations.parse_citation("计台名堂 1")[0]
 
@@ -110,6 +111,12 @@ class StaticIndex:
                 chars.update(m)
         for word, _, _ in analysis.read_userdict():
             vocab.add(word)
+        # Common words of jieba's dictionary made of the corpus's characters: they keep a query's
+        # unknown words (条件) from being cut into characters that mean something else here (条).
+        corpus_chars = {c for r in records for c in analysis.normalize(r.title_hans + r.text_hans)}
+        for word, freq in analysis.segmenter().FREQ.items():
+            if freq >= VOCAB_MIN_FREQ and 2 <= len(word) <= 4 and all(c in corpus_chars for c in word):
+                vocab.add(word)
         chars.update(chr(c) for c in range(0x21, 0x7F))
         chars.update(chr(c) for c in range(0xFF01, 0xFF5F))
         chars.add("\u3000")
