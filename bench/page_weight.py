@@ -151,6 +151,16 @@ def precache_bytes(site: Path, edition: str) -> tuple[int, int, int]:
     return len(files), raw, gz
 
 
+def navigation_share(site: Path, edition: str) -> list[tuple[str, int, int]]:
+    """(page kind, HTML bytes, bytes of the primary navigation) for each page kind."""
+    out = []
+    for kind, url in PAGES.items():
+        html = (site / edition / url / "index.html").read_text(encoding="utf-8")
+        start, end = html.find("md-nav--primary"), html.find("md-sidebar--secondary")
+        out.append((kind, len(html.encode()), len(html[start:end].encode()) if 0 <= start < end else 0))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--site", type=Path, default=ROOT / "site")
@@ -167,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
                     r = measure(browser, base, args.edition, url)
                     print(f"  {kind:13} " + "  ".join(f"{k} {b / 1024:7.1f} KB {n:2d} req" for k, (b, n) in r.items()))
         browser.close()
+    print("HTML per page (navigation per rule book: a page's size does not grow with the number of books):")
+    for kind, size, nav in navigation_share(args.site, args.edition):
+        print(f"  {kind:13} {size / 1024:6.1f} KB, navigation {nav / 1024:5.1f} KB")
     n, raw, gz = precache_bytes(args.site, args.edition)
     print(f"service worker, once after the first visit: {n} files, {raw / 1024:.0f} KB raw, {gz / 1024:.0f} KB gzip")
     return 0
