@@ -278,3 +278,20 @@ def test_kb_check_fails_on_a_planted_broken_reference(source_copy, tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr
     assert "cbr1999:45E2" in lines[0] and "第120条" in lines[0]
+
+
+def test_a_mkdocs_warning_fails_the_build_with_mkdocs_own_line(built, tmp_path, monkeypatch):
+    out, _ = built
+    from kb.records import read_jsonl
+    from kb.site import build as site_build
+    root = tmp_path / "root"
+    shutil.copytree(site_build.ROOT / "docs", root / "docs")
+    shutil.copy2(site_build.ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    with (root / "docs" / "index.md").open("a", encoding="utf-8") as fh:
+        fh.write("\n[坏链接](nowhere.md)\n")
+    monkeypatch.setattr(site_build, "ROOT", root)
+    with pytest.raises(KbError) as err:
+        site_build.build_site(list(read_jsonl(out / "records.jsonl")), tmp_path / "work")
+    message = str(err.value)
+    assert "mkdocs build of the" in message and "'nowhere.md'" in message and "WARNING" in message
+    assert "NO_MKDOCS_2_WARNING" not in message and "\x1b" not in message

@@ -143,7 +143,7 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
         cfg = work / f"mkdocs-{script}.yml"
         cfg.write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
         env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NO_COLOR="1")
-        procs[script] = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(cfg)],
+        procs[script] = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(cfg)],
                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
     failed = []
     for script, proc in procs.items():
