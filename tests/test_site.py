@@ -295,3 +295,18 @@ def test_a_mkdocs_warning_fails_the_build_with_mkdocs_own_line(built, tmp_path, 
     message = str(err.value)
     assert "mkdocs build of the" in message and "'nowhere.md'" in message and "WARNING" in message
     assert "NO_MKDOCS_2_WARNING" not in message and "\x1b" not in message
+
+
+def test_service_worker_version_follows_the_files(tmp_path):
+    from kb.site.offline import finish_edition
+    edition = tmp_path / "hans"
+    (edition / "cbr1999" / "law-45").mkdir(parents=True)
+    (edition / "index.html").write_text("home", encoding="utf-8")
+    (edition / "cbr1999" / "law-45" / "index.html").write_text("45", encoding="utf-8")
+    (edition / "x.js.map").write_text("map", encoding="utf-8")
+    first = finish_edition(edition)
+    sw = (edition / "sw.js").read_text(encoding="utf-8")
+    assert f'"hans-{first}"' in sw and '["cbr1999/law-45/", "./"]' in sw
+    assert finish_edition(edition) == first
+    (edition / "cbr1999" / "law-45" / "index.html").write_text("45, corrected", encoding="utf-8")
+    assert finish_edition(edition) != first
