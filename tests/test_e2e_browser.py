@@ -209,6 +209,17 @@ def test_typed_html_is_shown_as_text(server, page):
     assert set(tags) <= {"MARK"}
 
 
+def test_header_box_under_kb_serve_gives_the_api_ranking(server, page):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    expected = [r["id"] for r in get_json(f"{server}/api/search?" + urllib.parse.urlencode(
+        {"q": "明手建议", "limit": 8, "script": "hans"}))]  # type: ignore[union-attr]
+    page.goto(f"{server}/hans/cbr1999/law-43/")
+    page.fill(".kb-hsearch-input", "明手建议")
+    page.wait_for_selector(".kb-hsearch ol[data-kb-state=done]", state="attached")
+    got = page.locator(".kb-hsearch [data-kb-id]").evaluate_all("els => els.map(e => e.dataset.kbId)")
+    assert got == expected
+
+
 def test_api_failure_falls_back_to_the_static_index(server, page):
     page.route("**/api/search?*", lambda route: route.abort())
     page.goto(f"{server}/hans/search/?q=%E6%98%8E%E6%89%8B")  # 明手
