@@ -376,12 +376,13 @@ def test_cold_law_page_on_a_phone_is_light(browser):
 
 
 def test_typed_html_is_text_in_the_static_engine_too(static_site, page):
-    q = '<img src=x onerror="window.__xss=1">藏牌<script>window.__xss=2</script>'
+    q = "<img src=x onerror=window.__xss=1>藏牌<script>window.__xss=2</script>"
     page.goto(f"{static_site}/hans/search/")
     page.fill("#kb-q", q)
     page.press("#kb-q", "Enter")
     assert top_ids(page)
     assert page.evaluate("window.__xss") is None
     assert page.locator("#kb-search img, #kb-search script").count() == 0
+    assert q in page.inner_text("#kb-status")
     tags = page.locator("#kb-results .kb-result-snippet *").evaluate_all("els => els.map(e => e.tagName)")
     assert set(tags) == {"MARK"}
