@@ -1,7 +1,7 @@
 """`kb check`: references by status, and the built site's links and search index.
 
 Exits non-zero on any unresolved reference, any broken internal link or anchor in
-either edition, or a built search index that is not segmented.
+either edition, or a static search index that is incomplete or unsegmented (kb/site/static_search.py).
 """
 from __future__ import annotations
 
@@ -11,10 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 from kb import build as b
-from kb.normalise import to_hant
 from kb.records import read_jsonl
-
-SEGMENTED_TERMS = ("明手", "藏牌", "罚张", "定约人")
 
 
 def run_check(build_dir: Path | None, *, as_json: bool = False) -> int:
@@ -33,7 +30,8 @@ def run_check(build_dir: Path | None, *, as_json: bool = False) -> int:
         from kb.site.linkcheck import check_site
         site = b.site_dir(out)
         problems += [f"broken link in the site: {line}" for line in check_site(site)]
-        problems += _search_index_problems(site)
+        from kb.site.static_search import index_problems
+        problems += index_problems(site)
     report = {f"{work}:{status}": n for (work, status), n in sorted(counts.items())}
     if as_json:
         print(json.dumps({"references": report, "problems": problems}, ensure_ascii=False, indent=1))
@@ -46,24 +44,6 @@ def run_check(build_dir: Path | None, *, as_json: bool = False) -> int:
     for line in problems:
         print(f"kb check: {line}", file=sys.stderr)
     return 1 if problems else 0
-
-
-def _search_index_problems(site: Path) -> list[str]:
-    problems = []
-    for edition in ("hans", "hant"):
-        path = site / edition / "search" / "search_index.json"
-        try:
-            docs = json.loads(path.read_text(encoding="utf-8"))["docs"]
-        except (OSError, ValueError, KeyError):
-            problems.append(f"{path}: missing or unreadable")
-            continue
-        text = "".join(d.get("text", "") + d.get("title", "") for d in docs)
-        for term in SEGMENTED_TERMS:
-            if edition == "hant":
-                term = to_hant(term)
-            if f"\u200b{term}\u200b" not in text:
-                problems.append(f"{path}: built search index not segmented for '{term}'")
-    return problems
 
 
 def run_lint_check(build_dir: Path | None) -> int:

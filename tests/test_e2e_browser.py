@@ -164,7 +164,7 @@ def test_type_search_click_lands_on_the_clause(server, page, q):
 def test_typing_alone_searches(server, page):
     page.goto(f"{server}/hans/search/")
     page.locator("#kb-q").press_sequentially("明手建议", delay=30)
-    page.wait_for_function("document.getElementById('kb-search').dataset.state === 'done'")
+    page.wait_for_selector("#kb-results[data-kb-state=done]")
     assert page.input_value("#kb-q") == "明手建议"
     assert page.locator("#kb-results li").count() >= 1
     page.wait_for_function("new URLSearchParams(location.search).get('q') === '明手建议'")
@@ -177,9 +177,9 @@ def test_shared_url_runs_the_search(server, page):
     link.wait_for()
     assert link.inner_text() == "64B"
     assert page.input_value("#kb-q") == q and page.input_value("#kb-work") == "cbr1999"
-    # Material's own search dialog (which also reads ?q=) stays closed, and q stays in the URL.
+    # q stays in the URL (no built-in search dialog takes it away).
     page.wait_for_function("new URLSearchParams(location.search).get('q') !== null")
-    assert not page.evaluate("document.getElementById('__search').checked")
+    assert page.locator("[data-md-component=search]").count() == 0
     params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
     assert params == {"q": [q], "work": ["cbr1999"]}
     works = page.locator("#kb-results .kb-result-work").all_inner_texts()
@@ -191,7 +191,7 @@ def test_work_filter_changes_results_and_url(server, page):
     page.locator("#kb-results li").first.wait_for()
     page.select_option("#kb-work", "twmj16")
     page.wait_for_function("new URLSearchParams(location.search).get('work') === 'twmj16'")
-    page.wait_for_function("document.getElementById('kb-search').dataset.state === 'done'")
+    page.wait_for_selector("#kb-results[data-kb-state=done]")
     hrefs = page.locator("#kb-results a.kb-result-cite").evaluate_all("els => els.map(e => e.href)")
     assert hrefs and all("/hans/twmj16/" in h for h in hrefs)
 
@@ -201,7 +201,7 @@ def test_typed_html_is_shown_as_text(server, page):
     page.goto(f"{server}/hans/search/")
     page.fill("#kb-q", q)
     page.press("#kb-q", "Enter")
-    page.wait_for_function("['done', 'error'].includes(document.getElementById('kb-search').dataset.state)")
+    page.wait_for_function("['done', 'error'].includes(document.getElementById('kb-results').dataset.kbState)")
     assert page.evaluate("window.__xss") is None
     assert page.locator("#kb-search img, #kb-search script").count() == 0
     assert q in page.inner_text("#kb-status")
@@ -209,28 +209,38 @@ def test_typed_html_is_shown_as_text(server, page):
     assert set(tags) <= {"MARK"}
 
 
-def test_static_hosting_offers_the_builtin_search(static_site, page):
-    page.goto(f"{static_site}/hant/search/")
-    page.locator("#kb-offline").wait_for(state="visible")
-    assert "檢索服務暫時無法連接" in page.inner_text("#kb-offline")
-    page.fill("#kb-q", "藏牌")
-    page.press("#kb-q", "Enter")
-    page.wait_for_function("document.getElementById('kb-search').dataset.state === 'offline'")
-    builtin = page.locator("#kb-builtin")
-    assert "藏牌" in builtin.inner_text()
-    assert builtin.get_attribute("href").endswith("/hant/?q=" + urllib.parse.quote("藏牌"))
-    assert page.locator("#kb-results li").count() == 0
-    builtin.click()
-    page.wait_for_function("document.getElementById('__search').checked")
-    box = page.locator("input[data-md-component=search-query]")
-    assert box.input_value() == "藏牌"
+def test_header_box_under_kb_serve_gives_the_api_ranking(server, page):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    expected = [r["id"] for r in get_json(f"{server}/api/search?" + urllib.parse.urlencode(
+        {"q": "明手建议", "limit": 8, "script": "hans"}))]  # type: ignore[union-attr]
+    page.goto(f"{server}/hans/cbr1999/law-43/")
+    page.fill(".kb-hsearch-input", "明手建议")
+    page.wait_for_selector(".kb-hsearch ol[data-kb-state=done]", state="attached")
+    got = page.locator(".kb-hsearch [data-kb-id]").evaluate_all("els => els.map(e => e.dataset.kbId)")
+    assert got == expected
 
 
-def test_api_failure_is_reported(server, page):
+def test_api_failure_falls_back_to_the_static_index(server, page):
     page.route("**/api/search?*", lambda route: route.abort())
     page.goto(f"{server}/hans/search/?q=%E6%98%8E%E6%89%8B")  # 明手
-    page.locator("#kb-offline").wait_for(state="visible")
-    assert "检索服务暂时无法连接" in page.inner_text("#kb-offline")
+    page.wait_for_selector("#kb-results[data-kb-state=done]")
+    assert page.locator("#kb-results [data-kb-id]").count() >= 3
+
+
+def test_api_and_static_index_agree_on_first_results(server, page):
+    """The page asks the API under kb serve and its own engine elsewhere: same first answers."""
+    for q in ("藏牌", "第64条B款", "字一色", "明手建议"):
+        first = expected_first(server, q, "hans")
+        page.goto(f"{server}/hans/search/?" + urllib.parse.urlencode({"q": q}))
+        page.wait_for_selector("#kb-results[data-kb-state=done]")
+        assert page.locator("#kb-results [data-kb-id]").first.get_attribute("data-kb-id") == first["id"], q
+    page.route("**/api/search?*", lambda route: route.abort())
+    page.evaluate("sessionStorage.clear()")
+    for q in ("藏牌", "第64条B款", "字一色", "明手建议"):
+        first = expected_first(server, q, "hans")
+        page.goto(f"{server}/hans/search/?" + urllib.parse.urlencode({"q": q}))
+        page.wait_for_selector("#kb-results[data-kb-state=done]")
+        assert page.locator("#kb-results [data-kb-id]").first.get_attribute("data-kb-id") == first["id"], q
 
 
 def test_concurrent_requests_agree(server):
@@ -255,3 +265,124 @@ def test_worker_processes_give_the_same_answers(server):
             got = list(pool.map(lambda q: get_json(f"{url}/api/search?" + urllib.parse.urlencode({"q": q})),
                                 queries * 8))
     assert got == [expected[q] for q in queries * 8]
+
+
+# --- the site's own search without the API, offline, from disk; the weight of a page ----------------
+
+STATIC_TOP3 = {
+    "第64条": {"cbr1999:64"},
+    "64A2": {"cbr1999:64A2"},
+    "罚张": {"cbr1999:45C5", "laws1997:45C5", "cbr1999:50", "cbr1999:50A"},
+    "明手指出藏牌": {"cbr1999:43A1b", "laws1997:43A1b"},
+    "連莊拉莊": {"twmj16:patterns.10"},
+}
+
+
+def top_ids(page, scope: str = "#kb-results") -> list[str]:
+    page.wait_for_selector(f"{scope}[data-kb-results][data-kb-state=done]", state="attached")
+    return page.locator(f"{scope} [data-kb-id]").evaluate_all("els => els.map(e => e.dataset.kbId)")
+
+
+@pytest.mark.parametrize("q", list(STATIC_TOP3))
+def test_static_hosting_search_page_finds_the_clause(static_site, page, q):
+    page.goto(f"{static_site}/hans/search/?" + urllib.parse.urlencode({"q": q}))
+    ids = top_ids(page)
+    assert STATIC_TOP3[q] & set(ids[:3]), (q, ids[:5])
+    first = page.locator("#kb-results a.kb-result-cite").first
+    assert first.get_attribute("href").startswith(f"{static_site}/hans/") and "#" in first.get_attribute("href")
+    assert page.locator("#kb-results .kb-result-snippet").count() >= 1
+    assert "出处" not in page.inner_text("#kb-results")          # clause text, not provenance
+
+
+def test_static_hosting_header_box_on_a_law_page(static_site, page):
+    page.set_viewport_size({"width": 1280, "height": 900})
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(f"{static_site}/hant/cbr1999/law-61/")
+    page.wait_for_load_state("load")
+    assert not [u for u in requested if "/idx/" in u or "kb-engine" in u], "index fetched before any search"
+    page.fill(".kb-hsearch-input", "罰張")
+    ids = top_ids(page, ".kb-hsearch ol")
+    assert STATIC_TOP3["罚张"] & set(ids[:3]), ids[:5]
+    assert any("/idx/meta." in u for u in requested) and any("/idx/p" in u for u in requested)
+    shards = [u for u in requested if re.search(r"/idx/p\d+\.", u)]
+    total = len(list((SITE / "hant" / "idx").glob("p*.js")))
+    assert 0 < len(shards) <= total // 2, "a query loads only the shards of its terms"
+    page.press(".kb-hsearch-input", "Enter")
+    page.wait_for_url(re.compile(r".*/hant/search/\?q="))
+    assert STATIC_TOP3["罚张"] & set(top_ids(page)[:3])
+
+
+def test_zero_results_finish_too(static_site, page):
+    page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("qwxzv 龘"))
+    assert top_ids(page) == []
+    assert "没有找到" in page.inner_text("#kb-status")
+
+
+def test_offline_after_one_visit(static_site, browser):
+    context = browser.new_context(locale="zh-CN", viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(f"{static_site}/hans/cbr1999/law-45/")
+        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=60_000)
+        # the whole edition is cached once the worker is active and controls the page
+        context.set_offline(True)
+        page.goto(f"{static_site}/hans/cbr1999/law-62/")         # never visited
+        assert page.locator("[id='62A']").count() == 1
+        page.click(".kb-hsearch-open")
+        page.fill(".kb-hsearch-input", "明手指出藏牌")
+        assert STATIC_TOP3["明手指出藏牌"] & set(top_ids(page, ".kb-hsearch ol")[:3])
+        page.goto(f"{static_site}/hans/search/?q=64A2")
+        assert top_ids(page)[0] == "cbr1999:64A2"
+    finally:
+        context.close()
+
+
+def test_file_download_opens_from_disk(browser, tmp_path):
+    import zipfile
+    with zipfile.ZipFile(SITE / "paigui-kb-offline.zip") as zf:
+        zf.extractall(tmp_path)
+    root = tmp_path / "paigui-kb"
+    context = browser.new_context(locale="zh-CN", viewport={"width": 1280, "height": 900})
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto((root / "hans" / "cbr1999" / "law-45" / "index.html").as_uri() + "#45C4b")
+        assert page.locator("[id='45C4b']").count() == 1
+        page.locator("a[href='../law-47/index.html#47E']").first.click()
+        page.wait_for_url(re.compile(r".*/law-47/index\.html#47E$"))
+        page.fill(".kb-hsearch-input", "64A2")
+        assert top_ids(page, ".kb-hsearch ol")[0] == "cbr1999:64A2"
+        page.locator(".kb-hsearch [data-kb-id='cbr1999:64A2']").click()
+        page.wait_for_url(re.compile(r"^file:.*/law-64/index\.html#64A2$"))
+        page.goto((root / "index.html").as_uri())
+        page.wait_for_url(re.compile(r".*/(hans|hant)/index\.html$"))
+    finally:
+        context.close()
+    assert not errors, errors
+
+
+def test_cold_law_page_on_a_phone_is_light(browser):
+    sys.path.insert(0, str(ROOT / "bench"))
+    from page_weight import measure, serve
+    with serve(SITE, compress=True) as base:
+        got = measure(browser, base, "hans", "cbr1999/law-45/")
+    cold_bytes, cold_requests = got["cold"]
+    assert cold_bytes <= 200 * 1024, got
+    assert got["warm"][0] < cold_bytes / 3, got
+
+
+def test_typed_html_is_text_in_the_static_engine_too(static_site, page):
+    q = "<img src=x onerror=window.__xss=1>藏牌<script>window.__xss=2</script>"
+    page.goto(f"{static_site}/hans/search/")
+    page.fill("#kb-q", q)
+    page.press("#kb-q", "Enter")
+    assert top_ids(page)
+    assert page.evaluate("window.__xss") is None
+    assert page.locator("#kb-search img, #kb-search script").count() == 0
+    assert q in page.inner_text("#kb-status")
+    tags = page.locator("#kb-results .kb-result-snippet *").evaluate_all("els => els.map(e => e.tagName)")
+    assert set(tags) == {"MARK"}

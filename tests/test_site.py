@@ -88,27 +88,164 @@ def test_worked_examples_on_rule_pages(built):
         assert "算例" in page(site, "hans", f"cbr1999/law-{law}"), law
 
 
-def test_builtin_search_is_segmented_and_finds_terms(built):
+def test_static_search_index_is_complete_and_checked(built, tmp_path):
     _, site = built
-    docs = json.loads((site / "hans" / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
-    expect = {"明手": "law-43", "藏牌": "law-61", "罚张": "law-50", "定约人": "laws1997/"}
-    for term, where in expect.items():
-        hits = [d["location"] for d in docs if f"\u200b{term}\u200b" in d["text"] + d["title"]]
-        assert any(where in h for h in hits), (term, hits[:5])
+    from kb.site.static_search import INDEX_DIR, index_problems, read_chunk, term_hash
+    assert index_problems(site) == []
+    for edition in ("hans", "hant"):
+        _, meta = read_chunk(next((site / edition / INDEX_DIR).glob("meta.*.js")))
+        assert meta["script"] == edition and meta["count"] == len(meta["ids"]) > 400
+        vocab = set(meta["vocab"].split())
+        assert {"明手", "藏牌", "罚张", "定约人"} <= vocab
+        _, shard = read_chunk(site / edition / meta["files"][f"p{term_hash('w:藏牌') % meta['shards']}"])
+        docs, n = [], 0
+        flat = shard["w"]["藏牌"]
+        for k in range(0, len(flat), 4):
+            n += flat[k]
+            docs.append(meta["ids"][n])
+        assert "cbr1999:61A" in docs
+    # the built-in lunr index is gone, and pages do not load any index
+    assert not (site / "hans" / "search" / "search_index.json").exists()
+    html = page(site, "hans", "cbr1999/law-45")
+    assert "idx/" not in html and "kb-engine" not in html and "data-kb-hsearch" in html
+    copy = tmp_path / "site"
+    shutil.copytree(site, copy, ignore=shutil.ignore_patterns("*.zip"))
+    shard_file = next((copy / "hant" / INDEX_DIR).glob("p3.*.js"))
+    shard_file.write_text(shard_file.read_text(encoding="utf-8").replace("0,", "1,", 1), encoding="utf-8")
+    next((copy / "hans" / INDEX_DIR).glob("d0.*.js")).unlink()
+    problems = index_problems(copy)
+    assert any("hant" in p and "p3." in p and "hash" in p for p in problems), problems
+    assert any("hans" in p and "d0." in p and "missing" in p for p in problems), problems
+
+
+def test_assets_are_fingerprinted_and_the_service_worker_lists_the_edition(built):
+    _, site = built
+    html = page(site, "hans", "cbr1999/law-45")
+    assets = re.findall(r'(?:href|src)="[./]*(assets/[^"]+\.(?:js|css))"', html)
+    assert assets and all(re.search(r"\.[0-9a-f]{8,}\.(min\.)?(js|css)$", a) for a in assets), assets
+    sw = (site / "hans" / "sw.js").read_text(encoding="utf-8")
+    files = json.loads(re.search(r"var FILES = (\[.*?\]);", sw).group(1))
+    assert "cbr1999/law-45/" in files and "./" in files and any(f.startswith("idx/meta.") for f in files)
+    for f in files:
+        path = "index.html" if f == "./" else f + "index.html" if f.endswith("/") else f
+        assert (site / "hans" / path).is_file(), f
+    assert not any(f.endswith(".map") for f in files)
+
+
+def test_navigation_is_per_rule_book(built):
+    """A law page lists its own book's laws; other books are one link each."""
+    _, site = built
+    html = page(site, "hans", "cbr1999/law-45")
+    nav = html[html.index('md-nav--primary'):html.index('md-sidebar--secondary')]
+    assert "law-71/" in nav and "laws1997/law-42/" not in nav and "twmj16/penalties/" not in nav
+    assert re.search(r'kb-nav-book">\s*<a href="\.\./\.\./laws1997/"', nav)
+    mj = page(site, "hans", "twmj16/patterns")
+    nav = mj[mj.index('md-nav--primary'):mj.index('md-sidebar--secondary')]
+    assert "penalties/" in nav and "law-45/" not in nav
+
+
+def test_file_flavour_links_end_in_index_html():
+    from kb.site.offline import file_html, file_url
+    assert file_url("../law-47/#47E") == "../law-47/index.html#47E"
+    assert file_url("..") == "../index.html" and file_url(".") == "./index.html"
+    assert file_url("search/?q=x") == "search/index.html?q=x"
+    for same in ("#45C4b", "https://example.org/a/", "assets/kb.1234567890.css", "mailto:a@b", ""):
+        assert file_url(same) == same
+    assert file_html('<a href="../x/">x</a><form action="search/">') == \
+        '<a href="../x/index.html">x</a><form action="search/index.html">'
+
+
+def test_mkdocs_failure_reports_mkdocs_own_line():
+    from kb.site.build import mkdocs_error
+    out = ("\x1b[33m  Warning from the Material for MkDocs team\x1b[0m\n"
+           "  MkDocs 2.0 ...\n\x1b[90m  To disable this warning, set NO_MKDOCS_2_WARNING=1.\x1b[0m\n"
+           "WARNING -  Doc file 'cbr1999/law-45.md' contains a link 'nowhere.md', but the target is not found.\n"
+           "Aborted with 1 warnings in strict mode!\n")
+    line = mkdocs_error(out)
+    assert line.startswith("WARNING -  Doc file 'cbr1999/law-45.md'") and "\x1b" not in line
+
+
+def reference_check(site: Path) -> list[str]:
+    """The former link checker (html.parser, Path.resolve per link): the verdicts to match."""
+    from html.parser import HTMLParser
+    from urllib.parse import unquote, urlsplit
+
+    class Page(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__(convert_charrefs=True)
+            self.ids: set[str] = set()
+            self.links: list[str] = []
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if a.get("id"):
+                self.ids.add(a["id"])
+            if tag == "a" and a.get("name"):
+                self.ids.add(a["name"])
+            if tag in ("a", "link") and a.get("href"):
+                self.links.append(a["href"])
+
+    pages = {}
+    for path in site.rglob("*.html"):
+        parser = Page()
+        parser.feed(path.read_text(encoding="utf-8", errors="replace"))
+        pages[path.resolve()] = parser
+    broken = []
+    for path, pg in sorted(pages.items()):
+        for href in pg.links:
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc or href.startswith(("mailto:", "javascript:", "data:")):
+                continue
+            if parts.path.startswith("/"):
+                target = (site / unquote(parts.path).lstrip("/")).resolve()
+                if parts.path.endswith("/") or target.is_dir():
+                    target = target / "index.html"
+            elif parts.path:
+                target = (path.parent / unquote(parts.path)).resolve()
+                if parts.path.endswith("/") or target.is_dir():
+                    target = target / "index.html"
+            else:
+                target = path
+            rel = path.relative_to(site.resolve())
+            if not str(target).startswith(str(site.resolve())):
+                broken.append(f"{rel}: {href} (outside the site)")
+                continue
+            if not target.exists():
+                broken.append(f"{rel}: {href} (no such page)")
+                continue
+            if parts.fragment and target.suffix == ".html":
+                ids = pages.get(target).ids if target in pages else set()
+                if unquote(parts.fragment) not in ids:
+                    broken.append(f"{rel}: {href} (no anchor #{unquote(parts.fragment)})")
+    return broken
 
 
 def test_link_checker_passes_and_fails_on_a_planted_broken_link(built, tmp_path):
     _, site = built
     assert check_site(site) == []
     copy = tmp_path / "site"
-    shutil.copytree(site, copy)
+    shutil.copytree(site, copy, ignore=shutil.ignore_patterns("*.zip", "idx", "*.map"))
     target = copy / "hans" / "cbr1999" / "law-45" / "index.html"
     html = target.read_text(encoding="utf-8")
     target.write_text(html.replace('href="../law-47/#47E"', 'href="../law-47/#47Z"', 1), encoding="utf-8")
     (copy / "hant" / "index.html").write_text('<a href="nowhere/">x</a>', encoding="utf-8")
+    planted = copy / "hans" / "planted.html"
+    planted.write_text(
+        '<html><body><A NAME="top"></A><p id="a&amp;b">x</p>\n'
+        "<a href='#top'>ok</a> <a href=\"#a&amp;b\">ok</a> <a href='#gone'>no anchor</a>\n"
+        '<a href="cbr1999/law-45/#45C4b">ok</a> <a href="cbr1999/law-45/#45Q">no anchor</a>\n'
+        '<a href="cbr1999/law-45">dir without slash</a> <a href="../../etc/">outside</a>\n'
+        '<a href="/hans/cbr1999/law-99/">root-absolute, missing</a> <a href="/hans/">ok</a>\n'
+        '<link rel="stylesheet" href="assets/missing.css"> <a href="%E4%B8%8D.html">quoted</a>\n'
+        '<!-- <a href="commented/">x</a> --><script>var s = "<a href=\'script/\'>";</script>\n'
+        '<a title="a > b" href="twmj16/#patterns-table">ok</a> <a href="twmj16/#nope" title=\'x\'>x</a>\n'
+        '<a href="https://example.org/x/">external</a> <a href="mailto:x@y">mail</a> <a href="">empty</a>\n'
+        "</body></html>", encoding="utf-8")
     broken = check_site(copy)
     assert any("#47Z" in line and "law-45" in line for line in broken)
     assert any("nowhere/" in line for line in broken)
+    assert broken == reference_check(copy)
+    assert len([b for b in broken if b.startswith("hans/planted.html")]) == 7, broken
 
 
 def test_wrong_worked_example_fails_the_build(tmp_path, monkeypatch):
@@ -141,3 +278,35 @@ def test_kb_check_fails_on_a_planted_broken_reference(source_copy, tmp_path):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr
     assert "cbr1999:45E2" in lines[0] and "第120条" in lines[0]
+
+
+def test_a_mkdocs_warning_fails_the_build_with_mkdocs_own_line(built, tmp_path, monkeypatch):
+    out, _ = built
+    from kb.records import read_jsonl
+    from kb.site import build as site_build
+    root = tmp_path / "root"
+    shutil.copytree(site_build.ROOT / "docs", root / "docs")
+    shutil.copy2(site_build.ROOT / "mkdocs.yml", root / "mkdocs.yml")
+    with (root / "docs" / "index.md").open("a", encoding="utf-8") as fh:
+        fh.write("\n[坏链接](nowhere.md)\n")
+    monkeypatch.setattr(site_build, "ROOT", root)
+    with pytest.raises(KbError) as err:
+        site_build.build_site(list(read_jsonl(out / "records.jsonl")), tmp_path / "work")
+    message = str(err.value)
+    assert "mkdocs build of the" in message and "'nowhere.md'" in message and "WARNING" in message
+    assert "NO_MKDOCS_2_WARNING" not in message and "\x1b" not in message
+
+
+def test_service_worker_version_follows_the_files(tmp_path):
+    from kb.site.offline import finish_edition
+    edition = tmp_path / "hans"
+    (edition / "cbr1999" / "law-45").mkdir(parents=True)
+    (edition / "index.html").write_text("home", encoding="utf-8")
+    (edition / "cbr1999" / "law-45" / "index.html").write_text("45", encoding="utf-8")
+    (edition / "x.js.map").write_text("map", encoding="utf-8")
+    first = finish_edition(edition)
+    sw = (edition / "sw.js").read_text(encoding="utf-8")
+    assert f'"hans-{first}"' in sw and '["cbr1999/law-45/", "./"]' in sw
+    assert finish_edition(edition) == first
+    (edition / "cbr1999" / "law-45" / "index.html").write_text("45, corrected", encoding="utf-8")
+    assert finish_edition(edition) != first

@@ -1,7 +1,303 @@
-// Keep the clause anchor when switching between the Simplified and Traditional editions.
-document.addEventListener("click", function (event) {
-  var link = event.target.closest && event.target.closest("a.kb-switch-link");
-  if (link && window.location.hash) {
-    link.href = link.href.split("#")[0] + window.location.hash;
+// Every page: the 简体/繁體 switch keeps the anchor; the header search box; the search page
+// (search.md); the offline service worker. The search engine (kb-engine.js) and its index are
+// loaded on the first search, not with the page. With `kb serve` the API answers; without it
+// (a static host, offline, file://) the same engine runs here over the static index.
+// `kb build` replaces the two names below with the fingerprinted files of this build.
+(function () {
+  "use strict";
+  var ENGINE = "__KB_ENGINE__";
+  var INDEX = "__KB_INDEX__";
+  var script = document.currentScript;
+  var root = new URL("../", script && script.src ? script.src : location.href).href;  // edition root
+  var hant = /\/hant\/$/.test(root);
+  var fileMode = location.protocol === "file:";
+
+  // --- the 简体/繁體 switch -----------------------------------------------------------------
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a.kb-switch-link");
+    if (link && window.location.hash) link.href = link.href.split("#")[0] + window.location.hash;
+  });
+
+  // --- offline: one service worker per edition --------------------------------------------
+  if (!fileMode && "serviceWorker" in navigator && window.isSecureContext) {
+    window.addEventListener("load", function () {
+      navigator.serviceWorker.register(root + "sw.js", { scope: root }).catch(function () {});
+    });
   }
-});
+
+  // --- the engine, loaded on first use ----------------------------------------------------
+  var pending = {};
+  window.kbIndexChunk = function (name, data) {
+    if (pending[name]) { pending[name].resolve(data); delete pending[name]; }
+  };
+  function loadScript(src) {
+    return new Promise(function (resolve, reject) {
+      var s = document.createElement("script");
+      s.src = src; s.async = true;
+      s.onload = function () { resolve(); };
+      s.onerror = function () { reject(new Error("cannot load " + src)); };
+      document.head.appendChild(s);
+    });
+  }
+  function loadChunk(rel) {
+    var name = rel.split("/").pop().split(".")[0];
+    return new Promise(function (resolve, reject) {
+      pending[name] = { resolve: resolve };
+      loadScript(root + rel).catch(function (err) { delete pending[name]; reject(err); });
+    });
+  }
+  var enginePromise = null;
+  function engine() {
+    if (!enginePromise) {
+      enginePromise = loadScript(root + ENGINE).then(function () {
+        return window.KbEngine.open(INDEX, loadChunk);
+      });
+      enginePromise.catch(function () { enginePromise = null; });
+    }
+    return enginePromise;
+  }
+
+  // unknown | present | absent; remembered for the tab, so a static host gets one failed request.
+  var apiState = fileMode ? "absent" : remembered() || "unknown";
+  function remembered(value) {
+    try {
+      if (value) sessionStorage.setItem("kb-api", value);
+      return sessionStorage.getItem("kb-api");
+    } catch (e) { return null; }
+  }
+  function apiSearch(q, work, limit) {
+    var params = new URLSearchParams({ q: q, limit: String(limit), script: hant ? "hant" : "hans" });
+    if (work) params.set("work", work);
+    return fetch("/api/search?" + params.toString(), { headers: { Accept: "application/json" } })
+      .then(function (resp) {
+        var json = /json/.test(resp.headers.get("content-type") || "");
+        if (!json) throw new Error("no API");
+        return resp.json().then(function (body) {
+          if (resp.ok && Array.isArray(body)) return body;
+          if (resp.status >= 400 && resp.status < 500 && body && typeof body.error === "string") {
+            var e = new Error(body.error); e.bad = true; throw e;
+          }
+          throw new Error("no API");
+        });
+      });
+  }
+
+  // Results [{id, work, citation, title, snippet, url}], best first; the API when it answers.
+  function search(q, work, limit) {
+    function local() {
+      return engine().then(function (e) { return e.search(q, { limit: limit, work: work || null }); });
+    }
+    if (apiState === "absent") return local();
+    return apiSearch(q, work, limit).then(function (r) { apiState = remembered("present"); return r; }, function (err) {
+      if (err && err.bad) throw err;
+      apiState = remembered("absent");
+      return local();
+    });
+  }
+
+  // --- rendering --------------------------------------------------------------------------
+  function el(tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text) node.textContent = text;
+    return node;
+  }
+  function decodeEntities(text) {
+    var map = { amp: "&", lt: "<", gt: ">", quot: '"', "#x27": "'", "#39": "'" };
+    return text.replace(/&(amp|lt|gt|quot|#x27|#39);/g, function (m, name) { return map[name]; });
+  }
+  // A snippet is escaped text with <mark>…</mark>: anything else stays text.
+  function appendSnippet(node, snippet) {
+    var parts = String(snippet || "").split(/(<mark>|<\/mark>)/), target = node;
+    parts.forEach(function (part) {
+      if (part === "<mark>") { if (target === node) { target = el("mark"); node.appendChild(target); } }
+      else if (part === "</mark>") target = node;
+      else if (part) target.appendChild(document.createTextNode(decodeEntities(part)));
+    });
+  }
+  function link(r, cls) {
+    var a;
+    if (typeof r.url === "string" && /^[a-z0-9][a-z0-9\-\/]*\/#[A-Za-z0-9\-]+$/.test(r.url)) {
+      a = el("a", cls, String(r.citation || r.id));
+      var url = r.url;
+      if (fileMode) url = url.replace("/#", "/index.html#");
+      a.href = root + url;
+    } else {
+      a = el("span", cls, String(r.citation || r.id));
+    }
+    a.setAttribute("data-kb-id", String(r.id));
+    return a;
+  }
+  function local(id) { return String(id).split(":").slice(1).join(":"); }
+
+  // Fill a result list; a bridge clause's twin in the other translation joins its result.
+  function render(list, results, labels) {
+    list.textContent = "";
+    var last = null;
+    results.forEach(function (r) {
+      if (last && (r.twinOf === last.id || (r.twinOf === undefined && local(r.id) === local(last.id) && r.work !== last.work))) {
+        var twin = el("p", "kb-result-twin");
+        twin.appendChild(document.createTextNode((labels.twin || "") + " "));
+        twin.appendChild(link(r, "kb-result-cite"));
+        if (labels["work-" + r.work]) twin.appendChild(el("span", "kb-result-work", labels["work-" + r.work]));
+        last.li.appendChild(twin);
+        return;
+      }
+      var li = el("li", "kb-result"), head = el("div", "kb-result-head");
+      head.appendChild(link(r, "kb-result-cite"));
+      if (r.title) head.appendChild(el("span", "kb-result-title", String(r.title)));
+      if (labels["work-" + r.work]) head.appendChild(el("span", "kb-result-work", labels["work-" + r.work]));
+      li.appendChild(head);
+      var snip = el("p", "kb-result-snippet");
+      appendSnippet(snip, r.snippet);
+      li.appendChild(snip);
+      list.appendChild(li);
+      last = { id: r.id, work: r.work, li: li };
+    });
+  }
+
+  function labelsOf(node) {
+    var out = {};
+    Array.prototype.forEach.call(node.attributes, function (a) {
+      if (a.name.indexOf("data-msg-") === 0) out[a.name.slice(9)] = a.value;
+    });
+    return out;
+  }
+  function fmt(text, values) {
+    return String(text || "").replace(/\{(\w+)\}/g, function (m, k) { return k in values ? String(values[k]) : m; });
+  }
+
+  // A runner for one result list: the latest query wins; data-kb-state tells tests when done.
+  function runner(list, status, labels, limit) {
+    var seq = 0;
+    return function (q, work) {
+      var mine = ++seq;
+      q = q.trim();
+      if (!q) {
+        list.textContent = ""; if (status) status.textContent = "";
+        list.setAttribute("data-kb-state", "idle");
+        return;
+      }
+      list.setAttribute("data-kb-state", "searching");
+      if (status) status.textContent = labels.searching || "";
+      search(q, work, limit).then(function (results) {
+        if (mine !== seq) return;
+        render(list, results, labels);
+        if (status) status.textContent = fmt(results.length ? labels.count : labels.none, { q: q, n: results.length });
+        list.setAttribute("data-kb-state", "done");
+      }, function (err) {
+        if (mine !== seq) return;
+        list.textContent = "";
+        if (status) status.textContent = fmt(labels.bad, { q: q, error: err && err.message || "" });
+        list.setAttribute("data-kb-state", "error");
+      });
+    };
+  }
+
+  function searchPage(q) {
+    return root + "search/" + (fileMode ? "index.html" : "") + (q ? "?q=" + encodeURIComponent(q) : "");
+  }
+
+  // --- the header box on every page -------------------------------------------------------
+  function header() {
+    var form = document.querySelector("form[data-kb-hsearch]");
+    if (!form) return;
+    var input = form.querySelector("input"), open = form.querySelector(".kb-hsearch-open");
+    var panel = el("div", "kb-hsearch-panel");
+    var list = el("ol", "kb-search-results");
+    list.setAttribute("data-kb-results", "");
+    var more = el("a", "kb-hsearch-more");
+    panel.appendChild(list); panel.appendChild(more);
+    panel.hidden = true;
+    form.appendChild(panel);
+    var labels = { twin: form.getAttribute("data-msg-twin") || (hant ? "另一譯本：" : "另一译本："),
+                   more: hant ? "全部結果" : "全部结果" };
+    var run = runner(list, null, labels, 8), timer = null;
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      location.href = searchPage(input.value.trim());
+    });
+    input.addEventListener("focus", function () { engineSoon(); });
+    input.addEventListener("input", function () {
+      clearTimeout(timer);
+      var q = input.value;
+      timer = setTimeout(function () {
+        panel.hidden = !q.trim();
+        more.textContent = labels.more;
+        more.href = searchPage(q.trim());
+        run(q, "");
+      }, 200);
+    });
+    open.addEventListener("click", function () {
+      form.classList.add("kb-hsearch--open");
+      input.focus();
+    });
+    document.addEventListener("click", function (event) {
+      if (!form.contains(event.target)) { panel.hidden = true; form.classList.remove("kb-hsearch--open"); }
+    });
+    input.addEventListener("keydown", function (event) {
+      if (event.key === "Escape") { panel.hidden = true; form.classList.remove("kb-hsearch--open"); input.blur(); }
+    });
+  }
+  // Start fetching the engine when someone is about to search (API or not, it is small).
+  function engineSoon() { if (apiState !== "present") engine().catch(function () {}); }
+
+  // --- the search page --------------------------------------------------------------------
+  function page() {
+    var box = document.getElementById("kb-search");
+    if (!box) return;
+    var form = document.getElementById("kb-search-form");
+    var input = document.getElementById("kb-q");
+    var select = document.getElementById("kb-work");
+    var status = document.getElementById("kb-status");
+    var list = document.getElementById("kb-results");
+    var labels = labelsOf(box);
+    var run = runner(list, status, labels, 20), timer = null;
+
+    function readUrl() {
+      var p = new URLSearchParams(location.search), work = p.get("work") || "";
+      if (!select.querySelector('option[value="' + (/^[a-z0-9]*$/.test(work) ? work : "") + '"]')) work = "";
+      return { q: (p.get("q") || "").slice(0, 500), work: work };
+    }
+    function writeUrl(s, push) {
+      var p = new URLSearchParams(location.search);
+      p.delete("q"); p.delete("work");
+      if (s.q) p.set("q", s.q);
+      if (s.q && s.work) p.set("work", s.work);
+      var qs = p.toString(), url = location.pathname + (qs ? "?" + qs : "") + location.hash;
+      if (url === location.pathname + location.search + location.hash) return;
+      try {
+        if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
+      } catch (e) { /* file:// may refuse */ }
+      var links = document.querySelectorAll("a.kb-switch-link");
+      for (var i = 0; i < links.length; i++) {
+        links[i].setAttribute("href", links[i].getAttribute("href").split("#")[0].split("?")[0] + location.search);
+      }
+    }
+    function go(s, push) {
+      if (input.value !== s.q) input.value = s.q;
+      if (select.value !== s.work) select.value = s.work;
+      writeUrl({ q: s.q.trim(), work: s.work }, push);
+      run(s.q, s.work);
+    }
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      clearTimeout(timer);
+      go({ q: input.value, work: select.value }, true);
+    });
+    select.addEventListener("change", function () { go({ q: input.value, work: select.value }, true); });
+    input.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () { go({ q: input.value, work: select.value }, false); }, 250);
+    });
+    window.addEventListener("popstate", function () { go(readUrl(), false); });
+    var initial = readUrl();
+    if (initial.q) go(initial, false);
+    else { select.value = initial.work; list.setAttribute("data-kb-state", "idle"); input.focus(); }
+    box.setAttribute("data-ready", "1");
+  }
+
+  function start() { header(); page(); }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

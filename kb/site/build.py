@@ -1,41 +1,61 @@
-"""Generate both editions' Markdown from the records and build them with mkdocs --strict."""
+"""Generate both editions' Markdown from the records and build them with mkdocs --strict.
+
+The two editions are built by two mkdocs processes at once. Each edition gets the static
+search index (kb/site/static_search.py), fingerprinted copies of docs/assets (a content
+hash in each file name, so a server may cache them for good), a service worker for offline
+use and, beside both, the download for file:// (kb/site/offline.py).
+"""
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+from kb import works
 from kb.errors import KbError
 from kb.normalise import to_hant
 from kb.records import Record
-from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout
+from kb.site.layout import MAHJONG_PAGES, Layout
+from kb.site.offline import finish_edition, write_download
 from kb.site.render import Examples, Renderer
 from kb.site.rules_pages import write_pages as write_rules_pages
+from kb.site.static_search import StaticIndex
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+THEME = Path(__file__).resolve().parent / "theme"
 SCRIPTS = ("hans", "hant")
 LANGUAGE = {"hans": "zh", "hant": "zh-TW"}
+# Files of the theme that no page of ours uses (the built-in search is replaced by ours).
+UNUSED = ("assets/javascripts/lunr", "assets/javascripts/workers", "search/search_index.json")
+# Guides for developers kept in docs/ beside the site's hand-written pages, not published.
+DEVELOPER_DOCS = ("adding-a-work.md",)
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-def generate_docs(records: list[Record], docs: Path, script: str, examples: Examples | None = None) -> list:
-    """Write one edition's Markdown tree; return its nav."""
-    layout = Layout(records)
+def generate_docs(records: list[Record], docs: Path, script: str, examples: Examples | None = None,
+                  layout: Layout | None = None) -> list:
+    """Write one edition's Markdown tree (hand-written pages and one page per law); return its nav."""
+    layout = layout or Layout(records)
     r = Renderer(layout, script, examples)
     hand = ROOT / "docs"
     if not hand.is_dir():
         raise KbError(f"{hand}: missing (run kb from the repository checkout)")
     for path in hand.rglob("*"):
-        if path.is_file():
-            dest = docs / path.relative_to(hand)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            if path.suffix == ".md":
-                text = path.read_text(encoding="utf-8")
-                dest.write_text(r.switch(str(path.relative_to(hand))) + (text if script == "hans" else to_hant(text)),
-                                encoding="utf-8")
-            else:
-                shutil.copy2(path, dest)
+        rel = path.relative_to(hand)
+        if not path.is_file() or rel.parts[0] == "assets" or rel.name in DEVELOPER_DOCS:
+            continue
+        dest = docs / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if path.suffix == ".md":
+            text = _work_choices(path.read_text(encoding="utf-8"))
+            dest.write_text(r.switch(str(rel)) + (text if script == "hans" else to_hant(text)), encoding="utf-8")
+        else:
+            shutil.copy2(path, dest)
 
     def write(page: str, text: str) -> None:
         dest = docs / page
@@ -43,82 +63,132 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         dest.write_text(text, encoding="utf-8")
 
     nav: list = [{r.t("首页"): "index.md"}, {r.t("检索"): "search.md"}]
-    for work in ("cbr1999", "laws1997"):
-        write(f"{work}/index.md", r.work_index(work))
-        entries: list = [f"{work}/index.md"]
-        for law in layout.laws(work):
-            page = f"{work}/law-{law.law}.md"
+    for work in works.of_kind("bridge"):
+        write(f"{work.id}/index.md", r.work_index(work.id))
+        entries: list = [f"{work.id}/index.md"]
+        for law in layout.laws(work.id):
+            page = f"{work.id}/law-{law.law}.md"
             write(page, r.law_page(page, layout.pages[page]))
             entries.append({f"{law.law} {r.field(law, 'title') or r.t('（残篇）')}": page})
-        nav.append({r.t(WORK_TITLES[work][0]): entries})
+        nav.append({work.title(script): entries})
     compare = []
-    for law in layout.compared:
-        write(f"compare/law-{law}.md", r.compare_page(law))
-        compare.append({r.t(f"第{law}条"): f"compare/law-{law}.md"})
+    for number in layout.compared:
+        write(f"compare/law-{number}.md", r.compare_page(number))
+        compare.append({r.t(f"第{number}条"): f"compare/law-{number}.md"})
     if compare:
         nav.append({r.t("两译本对照"): compare})
-    write("twmj16/index.md", r.mahjong_index())
-    entries = ["twmj16/index.md"]
-    for key, titles in MAHJONG_PAGES.items():
-        page = f"twmj16/{key}.md"
-        write(page, r.mahjong_page(page, layout.pages[page]))
-        entries.append({titles[0 if script == "hans" else 1]: page})
-    nav.append({r.t(WORK_TITLES["twmj16"][0]): entries})
+    for work in works.of_kind("sectioned"):
+        write(f"{work.id}/index.md", r.mahjong_index(work.id))
+        entries = [f"{work.id}/index.md"]
+        for key, titles in MAHJONG_PAGES.items():
+            page = f"{work.id}/{key}.md"
+            write(page, r.mahjong_page(page, layout.pages[page]))
+            entries.append({titles[0 if script == "hans" else 1]: page})
+        nav.append({work.title(script): entries})
     nav.append(write_rules_pages(write, r))
     return nav
+
+
+def _work_choices(text: str) -> str:
+    """The search page's work list and labels, from the works registry."""
+    options = "\n".join(f'<option value="{w.id}">{w.title_hans}</option>' for w in works.all_works())
+    labels = " ".join(f'data-msg-work-{w.id}="{w.title_hans}"' for w in works.all_works())
+    return text.replace("KB_WORK_OPTIONS", options).replace("KB_WORK_LABELS", labels)
+
+
+def fingerprinted_assets(docs: Path, index_meta: str) -> dict[str, str]:
+    """Copy docs/assets/* into the edition as name.<hash>.ext; return {name: docs-relative copy}.
+
+    kb.js learns the engine's and the index's fingerprinted names here.
+    """
+    src = ROOT / "docs" / "assets"
+    out: dict[str, str] = {}
+    dest = docs / "assets"
+    dest.mkdir(parents=True, exist_ok=True)
+    names = sorted(p.name for p in src.iterdir() if p.is_file())
+    names.sort(key=lambda n: n == "kb.js")      # kb.js last: it names the others
+    for name in names:
+        data = (src / name).read_bytes()
+        if name == "kb.js":
+            data = (data.replace(b"__KB_ENGINE__", out["kb-engine.js"].encode())
+                    .replace(b"__KB_INDEX__", index_meta.encode()))
+        stem, ext = name.rsplit(".", 1)
+        hashed = f"{stem}.{hashlib.sha256(data).hexdigest()[:10]}.{ext}"
+        (dest / hashed).write_bytes(data)
+        out[name] = f"assets/{hashed}"
+    return out
 
 
 def build_site(records: list[Record], work: Path, examples: Examples | None = None) -> Path:
     """Build both editions under work/site; return that directory."""
     site = work / "site"
+    layout = Layout(records)
+    index = StaticIndex(records, layout)
+    procs = {}
     for script in SCRIPTS:
         docs = work / "docs" / script
-        nav = generate_docs(records, docs, script, examples)
-        userdict = _userdict(work, script)
+        nav = generate_docs(records, docs, script, examples, layout)
+        meta = index.write(docs, script)
+        assets = fingerprinted_assets(docs, meta)
+        label = "检索" if script == "hans" else "檢索"
         config = {
             "INHERIT": str(ROOT / "mkdocs.yml"),
             "docs_dir": str(docs),
             "site_dir": str(site / script),
             "nav": nav,
-            "theme": {"name": "material", "language": LANGUAGE[script], "font": False},
-            "plugins": [{"search": {"lang": "zh", "separator": r"[\s\u200b\-，。、；：！？（）“”《》]+",
-                                    "jieba_dict_user": str(userdict)}}],
+            "theme": {"name": "material", "language": LANGUAGE[script], "font": False, "custom_dir": str(THEME)},
+            "extra_css": [assets["kb.css"], assets["search.css"]],
+            "extra_javascript": [assets["kb.js"]],
+            "extra": {"kb_search_label": label,
+                      "kb_search_placeholder": "检索条款" if script == "hans" else "檢索條款"},
         }
         if script == "hant":
             config["site_name"] = "牌規知識庫"
         cfg = work / f"mkdocs-{script}.yml"
         cfg.write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
-        proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-f", str(cfg)],
-                              capture_output=True, text=True, cwd=ROOT)
+        env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NO_COLOR="1")
+        procs[script] = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(cfg)],
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+    failed = []
+    for script, proc in procs.items():
+        out, err = proc.communicate()
         if proc.returncode != 0:
-            lines = [ln for ln in (proc.stderr + proc.stdout).splitlines() if ln.strip()]
-            first = next((ln for ln in lines if "WARNING" in ln or "ERROR" in ln), lines[-1] if lines else "failed")
-            raise KbError(f"mkdocs build of the {script} edition failed: {first.strip()}")
+            failed.append(f"mkdocs build of the {script} edition failed: {mkdocs_error(err + out)}")
+    if failed:
+        raise KbError(failed[0])
+    for script in SCRIPTS:
+        edition = site / script
         # mkdocs' 404 page links root-absolutely (for a site at the server root); ours sits
         # under /hans/ and /hant/, so the server answers 404s itself.
-        (site / script / "404.html").unlink(missing_ok=True)
+        (edition / "404.html").unlink(missing_ok=True)
+        for rel in UNUSED:
+            path = edition / rel
+            shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+        finish_edition(edition)
     (site / "index.html").write_text(LANDING, encoding="utf-8")
+    write_download(site)
     return site
 
 
-def _userdict(work: Path, script: str) -> Path:
-    """jieba's user dictionary for the built-in search, in the edition's script."""
-    src = ROOT / "kb" / "data" / "search" / "userdict.txt"
-    if not src.is_file():
-        raise KbError(f"{src}: missing")
-    dest = work / f"userdict-{script}.txt"
-    lines = [ln for ln in src.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
-    text = "\n".join(lines) + "\n"
-    dest.write_text(text if script == "hans" else to_hant(text), encoding="utf-8")
-    return dest
+def mkdocs_error(output: str) -> str:
+    """mkdocs' own first error or warning line, without colour codes or theme banners."""
+    lines = [_ANSI.sub("", ln).strip() for ln in output.splitlines()]
+    lines = [ln for ln in lines if ln]
+    for ln in lines:
+        if ln.startswith(("ERROR", "WARNING")) and "NO_MKDOCS_2_WARNING" not in ln and "MkDocs 2.0" not in ln:
+            return ln
+    for ln in reversed(lines):
+        if "Error" in ln or "error" in ln:
+            return ln
+    return lines[-1] if lines else "failed"
 
 
 LANDING = """<!doctype html>
 <html lang="zh"><head><meta charset="utf-8"><title>牌规知识库 · 牌規知識庫</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <script>
-var l = (navigator.language || "").toLowerCase();
-location.replace((/zh-(tw|hk|mo|hant)/.test(l) ? "hant/" : "hans/") + location.hash);
+var l = (navigator.language || "").toLowerCase(), page = location.protocol === "file:" ? "index.html" : "";
+location.replace((/zh-(tw|hk|mo|hant)/.test(l) ? "hant/" : "hans/") + page + location.hash);
 </script></head>
 <body><p><a href="hans/">简体版</a> · <a href="hant/">繁體版</a></p></body></html>
 """

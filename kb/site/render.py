@@ -4,6 +4,7 @@ from __future__ import annotations
 import html
 import re
 
+from kb import works
 from kb.normalise import to_hant
 from kb.records import Record
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, relative
@@ -51,7 +52,7 @@ class Renderer:
             piece = escape(text[a:b])
             target = ref.get("target")
             href = self.layout.href(page, target) if target and ref["status"] == "resolved" else None
-            if href:
+            if href and target:
                 title = self.layout.by_id[target].citation
                 out.append(f'[{piece}]({href} "{html.escape(target)} {html.escape(title)}")')
             else:
@@ -65,14 +66,14 @@ class Renderer:
     def heading(self, rec: Record, level: int | None = None) -> str:
         level = level or HEADING_LEVEL.get(rec.level, 2)
         title = escape(self.field(rec, "title"))
-        if rec.work == "twmj16":
+        if works.get(rec.work).kind == "sectioned":
             label = title or escape(self.t(rec.citation))
             if rec.level != "section" and title:
                 label = f"{rec.path[-1]}. {title}" if len(rec.path) == 2 else f"{'.'.join(rec.path[1:])} {title}"
             elif rec.level != "section":
                 label = ".".join(rec.path[1:])
         elif rec.level == "law":
-            label = (f"第{rec.law}条" if rec.work == "cbr1999" else f"规则{rec.law}") + f" {title}"
+            label = works.get(rec.work).law_name(rec.law or "") + f" {title}"
             label = self.t(label)
         else:
             label = f"{rec.citation} {title}".strip()
@@ -144,7 +145,7 @@ class Renderer:
         for law in self.layout.laws(work):
             for h in law.heading:
                 out.append(f"\n## {escape(self.t(h))}\n")
-            name = (f"第{law.law}条" if work == "cbr1999" else f"规则{law.law}")
+            name = works.get(work).law_name(law.law or "")
             frag = self.t("（残篇）") if any(n["kind"] == "fragment" for n in law.notes) else ""
             out.append(f"- [{self.t(name)} {escape(self.field(law, 'title'))}{frag}](law-{law.law}.md)")
         return "\n".join(out) + "\n"
@@ -152,25 +153,25 @@ class Renderer:
     def compare_page(self, law: int) -> str:
         """The two translations of one law, clause by clause, in two columns (stacked on a phone)."""
         page = f"compare/law-{law}.md"
-        works = ("cbr1999", "laws1997")
+        pair = self.pair(law)
         recs = {w: {r.id.split(":", 1)[1]: r for r in self.layout.records if r.work == w and r.law == law}
-                for w in works}
-        paths = {local: r.path for w in works for local, r in recs[w].items()}
+                for w in pair}
+        paths = {local: r.path for w in pair for local, r in recs[w].items()}
         order = sorted(paths, key=lambda local: [(len(p), p.zfill(3)) for p in paths[local][1:]])
-        first = recs["cbr1999"].get(str(law)) or recs["laws1997"][str(law)]
+        first = recs[pair[0]].get(str(law)) or recs[pair[1]][str(law)]
         out = [self.switch(page), f"# {self.t(f'第{law}条对照')}：{escape(self.field(first, 'title'))} {{ #{law} }}\n",
                '<div class="kb-pair kb-pair-head" markdown="1">\n'
-               + "".join(f'<div markdown="1">\n**{self.t(WORK_TITLES[w][0])}**\n</div>\n' for w in works)
+               + "".join(f'<div markdown="1">\n**{self.t(WORK_TITLES[w][0])}**\n</div>\n' for w in pair)
                + "</div>\n"]
         for local in order:
             if local == str(law):
                 heading = ""
             else:
-                any_rec = recs["cbr1999"].get(local) or recs["laws1997"][local]
+                any_rec = recs[pair[0]].get(local) or recs[pair[1]][local]
                 depth = {"clause": 2, "item": 3, "subitem": 4}.get(any_rec.level, 2)
                 heading = f"{'#' * depth} {any_rec.citation} {{ #{local} }}\n"
             cells = []
-            for w in works:
+            for w in pair:
                 rec = recs[w].get(local)
                 if rec is None:
                     cells.append(f'<div markdown="1">\n<p class="kb-missing">{self.t("此译本无此款")}</p>\n</div>\n')
@@ -182,14 +183,22 @@ class Renderer:
             out.append(heading + '<div class="kb-pair" markdown="1">\n' + "".join(cells) + "</div>\n")
         return "\n".join(out)
 
-    def mahjong_index(self) -> str:
-        page = "twmj16/index.md"
-        out = [self.switch(page), f"# {self.t(WORK_TITLES['twmj16'][0])}\n",
+    def pair(self, law: int) -> tuple[str, str]:
+        """The two translations (twin works, in registry order) that both hold this law."""
+        held = {r.work for r in self.layout.records if r.law == law and r.level == "law"}
+        for w in works.all_works():
+            if w.id in held and w.twin in held:
+                return (w.id, w.twin)
+        raise ValueError(f"law {law} is not held by two twin works")
+
+    def mahjong_index(self, work: str) -> str:
+        page = f"{work}/index.md"
+        out = [self.switch(page), f"# {self.t(WORK_TITLES[work][0])}\n",
                f"## {self.t('计台名堂一览')} {{ #patterns-table }}\n",
                f"| {self.t('编号')} | {self.t('名堂')} | {self.t('台数')} | {self.t('条文')} |",
                "| ---: | --- | ---: | --- |"]
         for rec in self.layout.records:
-            if rec.work == "twmj16" and rec.path[0] == "patterns" and len(rec.path) == 2:
+            if rec.work == work and rec.path[0] == "patterns" and len(rec.path) == 2:
                 href = self.layout.href(page, rec.id)
                 out.append(f"| {rec.path[1]} | {escape(self.field(rec, 'title'))} | {rec.tai or '—'} "
                            f"| [{escape(self.t(rec.citation))}]({href}) |")

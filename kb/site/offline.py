@@ -1,0 +1,122 @@
+"""Offline use of the built site: a service worker per edition, and a download for file://.
+
+* ``finish_edition`` writes ``sw.js`` at the edition's root: it caches every page, asset and
+  search chunk of the edition when first installed; its cache name carries a hash of all
+  those files, so a new build installs a new cache and deletes the old one.
+* ``write_download`` writes ``paigui-kb-offline.zip`` beside the editions: the same files with
+  every relative link pointing at an ``index.html`` (a browser opening files from disk shows
+  folder listings for ``law-45/``); search works there too, since the index chunks are
+  scripts that load with <script> tags.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import zipfile
+from pathlib import Path
+
+DOWNLOAD = "paigui-kb-offline.zip"
+SKIP_SUFFIXES = (".map", ".gz")
+SKIP_NAMES = ("sw.js", "sitemap.xml", DOWNLOAD)
+_LINK = re.compile(r'\b(href|src|action)="([^"]*)"')
+
+
+def edition_files(edition: Path) -> list[str]:
+    """The edition's files a reader needs, as paths relative to it (sorted)."""
+    return sorted(str(p.relative_to(edition)) for p in edition.rglob("*")
+                  if p.is_file() and p.name not in SKIP_NAMES and p.suffix not in SKIP_SUFFIXES)
+
+
+def finish_edition(edition: Path) -> str:
+    """Write the edition's service worker; return its version (a hash of every cached file)."""
+    files = edition_files(edition)
+    h = hashlib.sha256()
+    urls = []
+    for rel in files:
+        h.update(rel.encode() + b"\0" + (edition / rel).read_bytes())
+        if rel == "index.html":
+            urls.append("./")
+        elif rel.endswith("/index.html"):
+            urls.append(rel[: -len("index.html")])
+        else:
+            urls.append(rel)
+    version = h.hexdigest()[:12]
+    (edition / "sw.js").write_text(SERVICE_WORKER.replace("__VERSION__", json.dumps(f"{edition.name}-{version}"))
+                                   .replace("__PREFIX__", json.dumps(f"kb-{edition.name}-"))
+                                   .replace("__FILES__", json.dumps(urls, ensure_ascii=False)), encoding="utf-8")
+    return version
+
+
+def file_url(url: str) -> str:
+    """A relative link as it must be for file://: directories end in index.html."""
+    if not url or url.startswith(("#", "/", "data:", "mailto:", "javascript:")) or ":" in url.split("/")[0]:
+        return url
+    path, hashmark, frag = url.partition("#")
+    path, qmark, query = path.partition("?")
+    if not path:
+        return url
+    if path.endswith("/"):
+        path += "index.html"
+    elif path in (".", "..") or path.endswith(("/.", "/..")):
+        path += "/index.html"
+    return path + qmark + query + hashmark + frag
+
+
+def file_html(html: str) -> str:
+    """A page's relative links rewritten for file:// (see ``file_url``)."""
+    return _LINK.sub(lambda m: f'{m.group(1)}="{file_url(m.group(2))}"', html)
+
+
+def write_download(site: Path) -> Path:
+    """Zip both editions (and the landing page) for opening from disk; return the zip's path."""
+    target = site / DOWNLOAD
+    tmp = target.with_suffix(".tmp")
+    files = edition_files(site)
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
+        for rel in files:
+            path = site / rel
+            name = f"paigui-kb/{rel}"
+            if path.suffix == ".html":
+                zf.writestr(name, file_html(path.read_text(encoding="utf-8")))
+            else:
+                zf.write(path, name)
+    tmp.replace(target)
+    return target
+
+
+SERVICE_WORKER = """// The edition's service worker (written by kb build; kb/site/offline.py). After one visit it has
+// cached every page, asset and search chunk of this edition, so all of it works offline; a new
+// build brings a new version, which replaces the old cache.
+"use strict";
+var VERSION = __VERSION__;
+var PREFIX = __PREFIX__;
+var CACHE = "kb-" + VERSION;
+var FILES = __FILES__;
+
+self.addEventListener("install", function (event) {
+  event.waitUntil(caches.open(CACHE).then(function (cache) {
+    return cache.addAll(FILES);
+  }).then(function () { return self.skipWaiting(); }));
+});
+
+self.addEventListener("activate", function (event) {
+  event.waitUntil(caches.keys().then(function (keys) {
+    return Promise.all(keys.filter(function (k) { return k.indexOf(PREFIX) === 0 && k !== CACHE; })
+      .map(function (k) { return caches.delete(k); }));
+  }).then(function () { return self.clients.claim(); }));
+});
+
+self.addEventListener("fetch", function (event) {
+  var req = event.request;
+  if (req.method !== "GET" || req.url.indexOf(self.registration.scope) !== 0) return;
+  event.respondWith(caches.open(CACHE).then(function (cache) {
+    return cache.match(req, { ignoreSearch: true }).then(function (hit) {
+      return hit || fetch(req).then(function (resp) {
+        if (resp.ok && resp.type === "basic") cache.put(req, resp.clone());
+        return resp;
+      });
+    });
+  }));
+});
+"""
