@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from kb.search import cli
 from kb.search.analysis import analyze, fold, is_traditional, normalize, read_userdict, tokenize
 from kb.search.citations import chinese_number, parse_citation, split_citations
 from kb.search.engine import SearchEngine, search
-from kb.search.index import META_FILE, IndexData, build_index, is_fresh, open_index, read_meta
+from kb.search.index import META_FILE, IndexData, build_index, check_files, is_fresh, open_index, read_meta
 from kb.search.lexicon import Lexicon
 from kb.search.snippet import highlight, plain_snippet
 from kb.search.synonyms import load_synonyms, mine_parallel, parse_synonyms
@@ -397,11 +398,13 @@ def test_caching_does_not_change_answers(engine: SearchEngine, data: IndexData):
 
 
 def test_fresh_process_does_not_load_jieba(index_dir: Path):
+    """A fresh process reads the whoosh index and cuts with the trimmed lexicon, not jieba."""
     code = ("import sys, io; from kb.search.cli import main; out = io.StringIO(); "
             f"main(['search', '明手', '--records', {str(FIXTURE)!r}, '--index', {str(index_dir)!r}], stdout=out); "
-            "assert 'cbr1999' in out.getvalue(); print(sorted(m for m in sys.modules if m.split('.')[0] in ('jieba', 'whoosh')))")
+            "assert 'cbr1999' in out.getvalue(); print(sorted(m for m in sys.modules if m.split('.')[0] == 'jieba'), "
+            "'whoosh.index' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
+    assert out.strip() == "[] True"
 
 
 def test_highlight_escapes_everything_else():
@@ -479,12 +482,18 @@ def test_stale_index_is_rebuilt(tmp_path: Path):
     assert not is_fresh(records, index)
     open_index(records, index)
     assert is_fresh(records, index)
-    # a damaged data file is caught by its checksum and rebuilt, never read
-    docs = index / "docs.json"
-    docs.write_bytes(docs.read_bytes()[:1000])
-    assert not is_fresh(records, index)
-    assert ids(SearchEngine.open(records, index).search("独角兽")) == ["cbr1999:99Z"]
-    assert is_fresh(records, index)
+    # a damaged file (a whoosh segment, the lexicon) is caught by its checksum, named in
+    # one line, and rebuilt, never read
+    for damage in (lambda b: b[:1000], lambda b: b[:len(b) // 2] + bytes([b[len(b) // 2] ^ 0xFF]) + b[len(b) // 2 + 1:]):
+        for name in (next(p.name for p in index.glob("*.seg")), "lexicon.json"):
+            path = index / name
+            path.write_bytes(damage(path.read_bytes()))
+            assert not is_fresh(records, index)
+            with pytest.raises(KbError, match=re.escape(str(path)) + ".*damaged") as exc:
+                check_files(index)
+            assert "\n" not in str(exc.value)
+            assert ids(SearchEngine.open(records, index).search("独角兽")) == ["cbr1999:99Z"]
+            assert is_fresh(records, index)
 
 
 def test_index_errors(tmp_path: Path):

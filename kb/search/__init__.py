@@ -3,10 +3,20 @@
     from kb.search import search, build_index, parse_citation
     search("莊家說大", records_path="build/records.jsonl", index_dir="build/index")
 
+The index is a whoosh index (whoosh-reloaded) whose text fields are cut by a jieba
+tokenizer (a ``whoosh.analysis.Tokenizer`` running jieba's algorithm on the build's
+corpus-trimmed dictionary, positions sequential so whoosh phrase queries work); opening
+reads its stored fields and term vectors into memory, and the engine ranks from those
+(BM25 over words and negation-marked character grams, coverage re-rank) without
+whoosh's searcher. Queries are cut by the same lexicon (``lexicon.json`` in the index);
+the build reads jieba's dictionary, and no process imports jieba (``Lexicon.cut_run`` is
+jieba's maximum-probability route).
+
 Modules, each importing only those before it: ``lexicon`` (segmenter dictionary),
-``analysis`` (folding, words, grams), ``citations``, ``synonyms``, ``index`` (build/open),
-``parse`` (query -> groups), ``rank`` (BM25 channels, coverage), ``snippet``, ``engine``
-(``SearchEngine``, ``search``), ``cli`` (``kb search``); ``query`` keeps the old names.
+``analysis`` (folding, words, grams), ``citations``, ``synonyms``, ``schema`` (whoosh
+fields, jieba tokenizer), ``index`` (build/open), ``parse`` (query -> groups), ``rank``
+(BM25 channels, coverage), ``snippet``, ``engine`` (``SearchEngine``, ``search``),
+``cli`` (``kb search``); ``query`` keeps the old names.
 
 The contract with the static site's search (keep these four stable):
 

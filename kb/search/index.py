@@ -1,18 +1,25 @@
 """Build and open the search index of the clause records.
 
-An index is a directory of JSON files:
+An index is a directory holding:
 
-* ``docs.json``: per record the stored fields shown in results and its index terms
-  (words of title, text and ancestor titles; negation-marked character bigrams and
-  unigrams of title and text), cut once at build time;
+* a whoosh index (``whoosh.index.create_in``, one writer, one commit; schema in
+  ``schema``): per record the stored fields shown in results, and its terms (words of
+  title, text and ancestor titles with their positions; negation-marked character
+  bigrams and unigrams of title and text), cut once at build time by the jieba tokenizer;
 * ``lexicon.json``: the corpus-trimmed segmenter dictionary (see ``lexicon``), so a
   fresh process cuts queries exactly as the records were cut without loading jieba;
 * ``mined.json``: synonym pairs mined from the two translations' aligned clauses;
 * ``kb-index.json``: the sha256 of the records file it was built from, a fingerprint of
-  the analysis (curated data, analyzer and schema versions) and the sha256 of each file
-  above. ``open_index`` rebuilds whenever one of them differs (a damaged index is never
-  read); a build is written to a temporary directory beside the target and renamed into
-  place, so a reader never sees half an index.
+  the analysis (curated data, analyzer and schema versions) and the sha256 of every
+  other file in the directory (whoosh's segment files included). ``open_index``
+  rebuilds whenever one of them differs (a damaged index is never read; ``check_files``
+  names the damaged file); a build is written to a temporary directory beside the
+  target and renamed into place, so a reader never sees half an index.
+
+Opening reads the stored fields and each document's term vectors (term, frequency per
+field) from the whoosh index into memory: the ranker gets each document's terms per
+field with their frequencies, exactly as they were cut; the inverted postings (with
+positions for the word fields) are whoosh's, for whoosh queries.
 """
 from __future__ import annotations
 
@@ -27,18 +34,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import whoosh.index
+
 from kb import works
 from kb.errors import KbError
-from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, analyze, is_cjk, normalize, read_userdict
+from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, is_cjk, normalize, read_userdict, tokenize
 from kb.search.lexicon import Lexicon
+from kb.search.schema import GRAM_FIELDS, STORED, WORD_FIELDS, make_schema
 from kb.search.synonyms import SYNONYMS_PATH, load_synonyms, mine_parallel
 
 META_FILE = "kb-index.json"
-DATA_FILES = ("docs.json", "lexicon.json", "mined.json")
-SCHEMA_VERSION = "6"
+DATA_FILES = ("lexicon.json", "mined.json")   # besides whoosh's own files
+SCHEMA_VERSION = "7"
 COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
-STORED = ("id", "work", "level", "pathkey", "order", "law", "citation", "parent",
-          "title_hans", "title_hant", "text_hans", "text_hant", "context")
 
 
 def sha256_file(path: Path) -> str:
@@ -96,7 +104,8 @@ def read_records(path: Path) -> Iterator[dict[str, Any]]:
             yield obj
 
 
-def _documents(records: list[dict[str, Any]], lex: Lexicon) -> Iterator[dict[str, Any]]:
+def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The fields of each record's index document (the text fields are cut by whoosh)."""
     by_id = {r["id"]: r for r in records}
     for r in records:
         ancestors: list[str] = []
@@ -110,25 +119,27 @@ def _documents(records: list[dict[str, Any]], lex: Lexicon) -> Iterator[dict[str
         title = r.get("title_hans") or ""
         text = r.get("text_hans") or ""
         path = [str(p) for p in r.get("path") or []]
-        context = "\n".join(reversed(ancestors))
-        body = analyze(title + "\n" + text, lex)
-        doc: dict[str, Any] = dict(
+        yield dict(
             id=r["id"], work=r["work"], level=str(r.get("level") or ""),
             pathkey="".join(p + "/" for p in path),
             order=r["order"] if isinstance(r.get("order"), int) else 0,
             law=r["law"] if isinstance(r.get("law"), int) else None,
             citation=str(r.get("citation") or ""), parent=r.get("parent"),
             title_hans=title, title_hant=r.get("title_hant") or title,
-            text_hans=text, text_hant=r.get("text_hant") or text, context=context,
-            terms={"title": [w for w, _, _ in analyze(title, lex).words],
-                   "text": [w for w, _, _ in analyze(text, lex).words],
-                   "context": [w for w, _, _ in analyze(context, lex).words],
-                   "bigram": body.bigrams, "unigram": body.unigrams},
+            text_hans=text, text_hant=r.get("text_hant") or text,
+            context="\n".join(reversed(ancestors)),
         )
-        yield doc
 
 
-def _mine(docs: list[dict[str, Any]]) -> dict[str, list[str]]:
+def _indexed(doc: dict[str, Any]) -> dict[str, Any]:
+    """A document as whoosh is given it: stored fields, and the texts each field cuts."""
+    fields = dict(doc, title=doc["title_hans"], text=doc["text_hans"])
+    body = doc["title_hans"] + "\n" + doc["text_hans"]
+    fields.update({name: body for name in GRAM_FIELDS})
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _mine(docs: list[dict[str, Any]], lex: Lexicon) -> dict[str, list[str]]:
     """Synonym pairs from every pair of twin clauses (same id in two translations)."""
     by_id = {d["id"]: d for d in docs}
     aligned = []
@@ -138,8 +149,8 @@ def _mine(docs: list[dict[str, Any]]) -> dict[str, list[str]]:
         other = by_id.get(f"{twin}:{local}") if twin else None
         if other is None or work > twin:
             continue
-        aligned.append((d["terms"]["title"] + d["terms"]["text"],
-                        other["terms"]["title"] + other["terms"]["text"]))
+        aligned.append((tokenize(d["title_hans"], lex) + tokenize(d["text_hans"], lex),
+                        tokenize(other["title_hans"], lex) + tokenize(other["text_hans"], lex)))
     return mine_parallel(aligned)
 
 
@@ -181,18 +192,18 @@ def build_index(records_path: Path | str, index_dir: Path | str) -> dict[str, An
     try:
         tmp.mkdir()
         lex = corpus_lexicon(records)
-        docs = list(_documents(records, lex))
-        files = {
-            "docs.json": json.dumps(docs, ensure_ascii=False, separators=(",", ":")),
-            "lexicon.json": None,
-            "mined.json": json.dumps(_mine(docs), ensure_ascii=False, sort_keys=True),
-        }
+        docs = list(_documents(records))
+        ix = whoosh.index.create_in(str(tmp), make_schema(lex))
+        writer = ix.writer()
+        for doc in docs:
+            writer.add_document(**_indexed(doc))
+        writer.commit()
+        for lock in tmp.glob("*_WRITELOCK"):  # the writer's lock file: nothing writes here again
+            lock.unlink()
         lex.save(tmp / "lexicon.json")
-        checksums = {}
-        for name, text in files.items():
-            if text is not None:
-                (tmp / name).write_text(text, encoding="utf-8")
-            checksums[name] = sha256_file(tmp / name)
+        (tmp / "mined.json").write_text(json.dumps(_mine(docs, lex), ensure_ascii=False, sort_keys=True),
+                                        encoding="utf-8")
+        checksums = {p.name: sha256_file(p) for p in sorted(tmp.iterdir()) if p.is_file()}
         meta = {
             "records": str(records_path), "records_sha256": digest,
             "fingerprint": fingerprint(), "count": len(records), "files": checksums,
@@ -236,6 +247,24 @@ def _swap_in(tmp: Path, index_dir: Path, tag: str) -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
+def check_files(index_dir: Path, meta: dict[str, Any] | None = None) -> None:
+    """KbError naming the first file of the index that is missing or differs from its
+    checksum in ``kb-index.json`` (whoosh's segment files included)."""
+    meta = read_meta(index_dir) if meta is None else meta
+    if meta is None:
+        raise KbError(f"{index_dir / META_FILE}: missing or unreadable search index metadata")
+    files = meta.get("files")
+    if not isinstance(files, dict) or not set(DATA_FILES) <= set(files) \
+            or not any(n.endswith(".toc") for n in files):
+        raise KbError(f"{index_dir / META_FILE}: the search index metadata lists no whoosh index")
+    for name, digest in files.items():
+        path = index_dir / name
+        if not path.is_file():
+            raise KbError(f"{path}: search index file missing")
+        if sha256_file(path) != digest:
+            raise KbError(f"{path}: search index file damaged (its sha256 differs from {META_FILE})")
+
+
 def is_fresh(records_path: Path | str, index_dir: Path | str) -> bool:
     """True if ``index_dir`` holds a complete, undamaged index of exactly this records file."""
     records_path, index_dir = Path(records_path), Path(index_dir)
@@ -244,16 +273,48 @@ def is_fresh(records_path: Path | str, index_dir: Path | str) -> bool:
         return False
     if meta.get("records_sha256") != sha256_file(records_path) or meta.get("fingerprint") != fingerprint():
         return False
-    files = meta.get("files")
-    if not isinstance(files, dict) or set(files) != set(DATA_FILES):
+    try:
+        check_files(index_dir, meta)
+    except KbError:
         return False
-    return all((index_dir / n).is_file() and sha256_file(index_dir / n) == files[n] for n in DATA_FILES)
+    return True
+
+
+def _terms(reader: Any, docnum: int, field: str) -> list[str]:
+    """A document's terms in ``field`` from its whoosh term vector, each repeated by its
+    frequency (the ranker counts them back)."""
+    if not reader.has_vector(docnum, field):
+        return []
+    out: list[str] = []
+    for term, weight in reader.vector_as("weight", docnum, field):
+        out.extend([term] * int(weight))
+    return out
+
+
+def _read_whoosh(index_dir: Path) -> list[dict[str, Any]]:
+    """The stored fields and terms of every document, in the order they were added."""
+    ix = whoosh.index.open_dir(str(index_dir))
+    with ix.reader() as reader:
+        if reader.has_deletions():
+            raise KbError(f"{index_dir}: the search index has deleted documents (run `kb build`)")
+        docs = []
+        for docnum, stored in enumerate(reader.all_stored_fields()):
+            doc = {name: stored.get(name) for name in ("id", "work", *STORED)}
+            doc["context"] = stored.get("context") or ""
+            doc["terms"] = {f: _terms(reader, docnum, f) for f in (*WORD_FIELDS, *GRAM_FIELDS)}
+            docs.append(doc)
+    return docs
 
 
 def _load(index_dir: Path) -> IndexData:
     meta = read_meta(index_dir) or {}
-    docs = json.loads((index_dir / "docs.json").read_text(encoding="utf-8"))
-    mined = json.loads((index_dir / "mined.json").read_text(encoding="utf-8"))
+    try:
+        docs = _read_whoosh(index_dir)
+        mined = json.loads((index_dir / "mined.json").read_text(encoding="utf-8"))
+    except KbError:
+        raise
+    except Exception as exc:  # whoosh's errors on a file changed after the checksums were read
+        raise KbError(f"{index_dir}: unreadable search index ({type(exc).__name__}: {exc})") from None
     return IndexData(docs, Lexicon.load(index_dir / "lexicon.json"), mined, meta)
 
 

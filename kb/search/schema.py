@@ -1,0 +1,107 @@
+"""The whoosh schema of the search index and its jieba tokenizers.
+
+Terms come from ``analysis.analyze`` with the build's corpus-trimmed ``Lexicon`` (jieba's
+algorithm and dictionary, without importing jieba), the same cutter the engine cuts
+queries with. Folding (fullwidth, t2s, lowercase) and the joining of a negator to the
+next word happen inside the tokenizer, not in filters after it: both change where the
+text is cut (t2s changes the characters jieba sees; 不 + 判罚 -> 不判罚 marks the grams of
+判罚 as negated), so they must precede the cut.
+
+Fields: ``id`` (ID, stored, unique), ``work`` (ID, stored), the display fields (STORED);
+``title`` (title_hans), ``text`` (text_hans), ``context`` (the ancestors' titles, also
+stored): TEXT, jieba words with sequential positions, so whoosh phrase queries work;
+``bigram`` and ``unigram`` (TEXT without positions, fed title + text): the
+negation-marked character grams, with their frequencies. Every text field also keeps
+its term vector (each document's terms with their frequencies), which is what opening
+the index reads: one read per document and field instead of one per term.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from whoosh import fields, formats
+from whoosh.analysis import Token, Tokenizer
+
+from kb.errors import KbError
+from kb.search.analysis import analyze
+from kb.search.lexicon import Lexicon
+
+WORD_FIELDS = ("title", "text", "context")
+GRAM_FIELDS = ("bigram", "unigram")
+STORED = ("level", "pathkey", "order", "law", "citation", "parent",
+          "title_hans", "title_hant", "text_hans", "text_hant")
+
+
+class JiebaTokenizer(Tokenizer):
+    """Words (``kind="words"``, with positions and character offsets) or negation-marked
+    character grams (``"bigram"``, ``"unigram"``) of a text, cut by the lexicon.
+
+    The lexicon is not pickled with the schema whoosh saves: an index opened for reading
+    needs no tokenizer (queries are cut by the engine with the index's ``lexicon.json``).
+    """
+
+    def __init__(self, lexicon: Lexicon | None, kind: str = "words"):
+        if kind not in ("words", *GRAM_FIELDS):
+            raise ValueError(f"unknown token kind {kind!r}")
+        self.lexicon = lexicon
+        self.kind = kind
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"kind": self.kind}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.lexicon = None
+        self.kind = state["kind"]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, JiebaTokenizer) and other.kind == self.kind
+
+    def __hash__(self) -> int:
+        return hash((JiebaTokenizer, self.kind))
+
+    def __call__(self, value: str, positions: bool = False, chars: bool = False,
+                 keeporiginal: bool = False, removestops: bool = True, start_pos: int = 0,
+                 start_char: int = 0, mode: str = "", **kwargs: Any) -> Iterator[Token]:
+        if self.lexicon is None:
+            raise KbError("this search tokenizer has no lexicon (it was loaded from an index); "
+                          "cut text with the index's lexicon.json")
+        a = analyze(value, self.lexicon)
+        t = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
+        if self.kind == "words":
+            for i, (word, start, end) in enumerate(a.words):
+                t.text = word
+                t.boost = 1.0
+                if keeporiginal:
+                    t.original = value[start:end]
+                if positions:
+                    t.pos = start_pos + i
+                if chars:
+                    t.startchar = start_char + start
+                    t.endchar = start_char + end
+                yield t
+            return
+        grams = a.bigrams if self.kind == "bigram" else a.unigrams
+        for i, gram in enumerate(grams):
+            t.text = gram
+            t.boost = 1.0
+            if keeporiginal:
+                t.original = gram
+            if positions:
+                t.pos = start_pos + i
+            yield t
+
+
+def make_schema(lexicon: Lexicon | None) -> fields.Schema:
+    """The index schema; ``lexicon`` cuts the text fields when documents are added."""
+    words = JiebaTokenizer(lexicon, "words")
+    stored: dict[str, fields.FieldType] = {name: fields.STORED() for name in STORED}
+    return fields.Schema(
+        id=fields.ID(stored=True, unique=True),
+        work=fields.ID(stored=True),
+        **{name: fields.TEXT(analyzer=words, phrase=True, stored=name == "context",
+                             vector=formats.Frequency()) for name in WORD_FIELDS},
+        **{name: fields.TEXT(analyzer=JiebaTokenizer(lexicon, name), phrase=False,
+                             vector=formats.Frequency()) for name in GRAM_FIELDS},
+        **stored,
+    )

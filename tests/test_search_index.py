@@ -1,0 +1,92 @@
+"""The whoosh index of search: the jieba tokenizer, the schema, and what opening reads."""
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import whoosh.index
+from whoosh import query
+
+from kb.errors import KbError
+from kb.search import rank
+from kb.search.analysis import analyze
+from kb.search.index import build_index, open_index, read_records
+from kb.search.lexicon import Lexicon
+from kb.search.schema import GRAM_FIELDS, WORD_FIELDS, JiebaTokenizer
+
+FIXTURE = Path(__file__).parent / "fixtures" / "search_records.jsonl"
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("whoosh") / "index"
+    build_index(FIXTURE, d)
+    return d
+
+
+@pytest.fixture(scope="module")
+def lex(index_dir: Path) -> Lexicon:
+    return Lexicon.load(index_dir / "lexicon.json")
+
+
+def test_tokenizer_positions_and_offsets(lex: Lexicon):
+    text = "莊家不判罚，明手的牌張 Law 64"
+    toks = [(t.text, t.pos, t.startchar, t.endchar)
+            for t in JiebaTokenizer(lex)(text, positions=True, chars=True, start_pos=3, start_char=10)]
+    words = analyze(text, lex).words
+    assert [t[0] for t in toks] == [w for w, _, _ in words]
+    assert [t[1] for t in toks] == list(range(3, 3 + len(words)))        # sequential positions
+    assert all(text[s - 10:e - 10] for _, _, s, e in toks)
+    assert "不判罚" in [t[0] for t in toks] and "庄家" in [t[0] for t in toks]
+    assert [t.text for t in JiebaTokenizer(lex, "bigram")(text)] == analyze(text, lex).bigrams
+    assert [t.text for t in JiebaTokenizer(lex, "unigram")(text)] == analyze(text, lex).unigrams
+
+
+def test_tokenizer_from_a_saved_schema_has_no_lexicon(index_dir: Path):
+    schema = whoosh.index.open_dir(str(index_dir)).schema
+    assert set(WORD_FIELDS) == set(rank.WORD_FIELDS)                     # the fields the ranker scores
+    with pytest.raises(KbError, match="no lexicon"):
+        list(schema["text"].analyzer("明手"))
+
+
+def test_opening_reads_what_the_analysis_cuts(index_dir: Path, lex: Lexicon):
+    """Each document's terms per field, with frequencies, are those of its text."""
+    docs = open_index(FIXTURE, index_dir).docs
+    records = list(read_records(FIXTURE))
+    assert [d["id"] for d in docs] == [r["id"] for r in records]
+    for d in docs:
+        body = analyze(d["title_hans"] + "\n" + d["text_hans"], lex)
+        want = {"title": [w for w, _, _ in analyze(d["title_hans"], lex).words],
+                "text": [w for w, _, _ in analyze(d["text_hans"], lex).words],
+                "context": [w for w, _, _ in analyze(d["context"], lex).words],
+                "bigram": body.bigrams, "unigram": body.unigrams}
+        assert {f: Counter(t) for f, t in d["terms"].items()} == {f: Counter(t) for f, t in want.items()}, d["id"]
+
+
+def test_term_vectors_agree_with_the_postings(index_dir: Path):
+    """Opening reads term vectors; whoosh's inverted postings hold the same (doc, term, freq)."""
+    with whoosh.index.open_dir(str(index_dir)).reader() as r:
+        for f in (*WORD_FIELDS, *GRAM_FIELDS):
+            inverted = set()
+            for btext in r.lexicon(f):
+                m = r.postings(f, btext)
+                while m.is_active():
+                    inverted.add((m.id(), btext.decode(), m.weight()))
+                    m.next()
+            vectors = {(n, t, w) for n in range(r.doc_count_all()) if r.has_vector(n, f)
+                       for t, w in r.vector_as("weight", n, f)}
+            assert inverted == vectors and inverted, f
+
+
+def test_whoosh_phrase_query_uses_the_positions(index_dir: Path, lex: Lexicon):
+    ix = whoosh.index.open_dir(str(index_dir))
+    with ix.searcher() as s:
+        words = [w for w, _, _ in analyze("召请裁判长", lex).words]
+        assert len(words) > 1
+        hits = {h["id"] for h in s.search(query.Phrase("text", words), limit=None)}
+        reversed_ = {h["id"] for h in s.search(query.Phrase("text", words[::-1]), limit=None)}
+        both = {h["id"] for h in s.search(query.And([query.Term("text", w) for w in words]), limit=None)}
+        texts = {h["id"]: h["text_hans"] for h in s.search(query.Every(), limit=None)}
+    assert hits and hits <= both and not reversed_ & hits
+    assert all("召请裁判长" in texts[i] for i in hits)
