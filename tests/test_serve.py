@@ -32,7 +32,7 @@ HOSTILE = [
 @pytest.fixture(scope="module")
 def client():
     app = create_app(BUILD)
-    with starlette_testclient.TestClient(app, raise_server_exceptions=False) as c:
+    with starlette_testclient.TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
         yield c
 
 
