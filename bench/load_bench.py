@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/load_bench.py [--clients 16] [--duration 10] [--mode both|cached|uncached]
         [--json]
+    .venv/bin/python bench/load_bench.py --mode overload [--rate N] [--duration 10]
 
 Starts `kb serve --port 0` itself on 127.0.0.1 (a fresh server per mode), runs N keep-alive
 HTTP/1.1 clients (asyncio, one process) for a fixed time against a mix of real queries
@@ -10,6 +11,15 @@ filter and limits), then stops the server. Mode "cached" is the server as shippe
 kept in memory: after the first round every query is a hit); "uncached" runs it with
 --cache-size 0 so every request searches the index. Target: zero errors, p95 <= 100 ms;
 the exit status is 1 if the server as shipped (the cached mode, when run) misses it.
+
+Mode "overload" measures capacity first (uncached, closed loop, 3 s), then offers twice
+that rate (or --rate N per second) open-loop for --duration seconds: each request is sent
+at its scheduled time (on an idle keep-alive connection, or a new one when none is idle),
+whether or not earlier ones were answered,
+against the server with --cache-size 0, so that every request is a search. It prints the
+share answered 503 (with Retry-After), how fast those came, and p50/p99 of the admitted
+(200) requests. Target: p99 of admitted requests < 1 s, 503s answered quickly, no other
+errors.
 """
 from __future__ import annotations
 
@@ -162,16 +172,124 @@ def bench(mode: str, clients: int, duration: float, workers: int = 1) -> dict[st
     }
 
 
+OVERLOAD_P99_TARGET_MS = 1000.0
+
+
+class _Pool:
+    """Keep-alive connections for the open-loop mode: an idle one is reused, else a new one opened."""
+
+    def __init__(self, host: str, port: int):
+        self.host, self.port = host, port
+        self.idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+
+    async def request(self, path: str) -> tuple[int, bytes]:
+        """One request; like a browser, it is sent again on a new connection if a reused one was closed."""
+        if self.idle:
+            try:
+                return await self._request(path, self.idle.pop())
+            except (asyncio.IncompleteReadError, ConnectionResetError, BrokenPipeError):
+                pass  # the server closed it while idle (keep-alive timeout)
+        conn = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), 10)
+        return await self._request(path, conn)
+
+    async def _request(self, path: str, conn: tuple[asyncio.StreamReader, asyncio.StreamWriter]) -> tuple[int, bytes]:
+        reader, writer = conn
+        try:
+            writer.write(f"GET {path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n\r\n".encode("ascii"))
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 30)
+            m = re.search(rb"(?i)\r\ncontent-length: *(\d+)", head)
+            await reader.readexactly(int(m.group(1)) if m else 0)
+        except BaseException:
+            writer.close()
+            raise
+        if re.search(rb"(?i)\r\nconnection: *close", head):
+            writer.close()
+        else:
+            self.idle.append(conn)
+        return int(head.split(b" ", 2)[1]), head
+
+
+async def _one_shot(pool: _Pool, path: str, out: list[tuple[int, float]], errors: list[str]) -> None:
+    t0 = time.perf_counter()
+    try:
+        status, head = await pool.request(path)
+    except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError) as exc:
+        errors.append(type(exc).__name__)
+        return
+    if status == 503 and b"\r\nretry-after: 1\r\n" not in head.lower():
+        status = 5030  # uvicorn's connection limit (limit_concurrency): a plain 503
+    out.append((status, (time.perf_counter() - t0) * 1000))
+
+
+async def _open_loop(host: str, port: int, paths: list[str], rate: float, duration: float
+                     ) -> tuple[list[tuple[int, float]], list[str], float]:
+    out: list[tuple[int, float]] = []
+    errors: list[str] = []
+    total = min(int(rate * duration), MAX_REQUESTS, len(paths))
+    pool = _Pool(host, port)
+    t0 = time.perf_counter()
+    tasks = []
+    for i in range(total):
+        delay = t0 + i / rate - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(_one_shot(pool, paths[i], out, errors)))
+    await asyncio.gather(*tasks)
+    return out, errors, time.perf_counter() - t0
+
+
+def overload(duration: float, rate: float | None) -> dict[str, object]:
+    """Capacity (uncached, closed loop), then 2x that offered open-loop; every request a search."""
+    proc, host, port = start_server(0)
+    try:
+        paths = load_paths()
+        lat, _errs, elapsed = asyncio.run(_run(host, port, paths, 16, 3.0))
+        capacity = len(lat) / elapsed
+        offered = rate or 2 * capacity
+        many = paths * (int(offered * duration) // len(paths) + 1)
+        out, errors, took = asyncio.run(_open_loop(host, port, many, offered, duration))
+    finally:
+        stop_server(proc)
+    ok = [ms for st, ms in out if st == 200]
+    busy = [ms for st, ms in out if st in (503, 5030)]
+    plain = sum(1 for st, _ in out if st == 5030)
+    other = [st for st, _ in out if st not in (200, 503, 5030)]
+    n = len(out) + len(errors)
+    return {
+        "mode": "overload", "capacity_rps": round(capacity, 1), "offered_rps": round(offered, 1),
+        "requests": n, "seconds": round(took, 1), "admitted": len(ok), "share_503": round(len(busy) / n, 3) if n else None,
+        "admitted_p50_ms": round(statistics.median(ok), 1) if ok else None,
+        "admitted_p99_ms": round(percentile(ok, 0.99), 1) if ok else None,
+        "p99_503_ms": round(percentile(busy, 0.99), 1) if busy else None, "plain_503": plain,
+        "other_status": len(other), "errors": len(errors), "first_errors": errors[:5],
+        "target_met": bool(ok) and percentile(ok, 0.99) < OVERLOAD_P99_TARGET_MS and not other and not errors,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--clients", type=int, default=16)
     p.add_argument("--duration", type=float, default=10.0, help="seconds per mode (at most 60)")
-    p.add_argument("--mode", choices=("both", "cached", "uncached"), default="both")
+    p.add_argument("--mode", choices=("both", "cached", "uncached", "overload"), default="both")
+    p.add_argument("--rate", type=float, default=None, help="overload: requests offered per second (default 2x capacity)")
     p.add_argument("--workers", type=int, default=1, help="kb serve --workers (default 1)")
     p.add_argument("--json", action="store_true", help="print one JSON object per mode")
     args = p.parse_args(argv)
     if not 1 <= args.clients <= 256 or not 0 < args.duration <= 60:
         p.error("--clients must be 1-256 and --duration 0-60 s")
+    if args.mode == "overload":
+        if args.rate is not None and not 1 <= args.rate <= 5000:
+            p.error("--rate must be 1-5000")
+        r = overload(args.duration, args.rate)
+        if args.json:
+            print(json.dumps(r, ensure_ascii=False))
+        else:
+            print(f"overload: capacity {r['capacity_rps']} req/s, offered {r['offered_rps']} req/s for {r['seconds']} s: "
+                  f"{r['requests']} requests, 503 {r['share_503']:.1%} (p99 {r['p99_503_ms']} ms; {r['plain_503']} at the connection limit), admitted {r['admitted']} "
+                  f"p50 {r['admitted_p50_ms']} ms p99 {r['admitted_p99_ms']} ms (target < {OVERLOAD_P99_TARGET_MS:g}), "
+                  f"other statuses {r['other_status']}, errors {r['errors']}; target {'met' if r['target_met'] else 'missed'}"
+                  + (f" {r['first_errors']}" if r["errors"] else ""))
+        return 0 if r["target_met"] else 1
     ok = True
     for mode in (("cached", "uncached") if args.mode == "both" else (args.mode,)):
         r = bench(mode, args.clients, args.duration, args.workers)

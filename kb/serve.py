@@ -19,9 +19,9 @@ most ``max_pending`` searches may be running or waiting, beyond that the answer 
 503 with Retry-After. Answers are cached by their normalised arguments in an LRU bounded
 by entries and bytes (the index never changes while serving).
 
-Protection (see README, "The search service"): uvicorn's h11 protocol with its header
-size limit and keep-alive timeout, a deadline for each request's headers and body (a
-half-sent request is cut off), uvicorn's connection limit (503 beyond it), query cost
+Protection (see README, "The search service"): uvicorn's httptools protocol with a bound
+on the request head, its keep-alive timeout, a deadline for each request's head and body
+(a half-sent request is cut off), uvicorn's connection limit (503 beyond it), query cost
 limits (quoted phrases, terms), an allowed-hosts check, gzip, cache headers, a CSP with
 the hashes of the site's inline scripts, frame-ancestors 'none' and nosniff.
 """
@@ -47,7 +47,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import h11
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
@@ -57,7 +56,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from kb import works
 from kb.errors import KbError
@@ -68,8 +67,10 @@ MAX_QUERY_CHARS = 500
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
 CACHE_SIZE = 4096
-CACHE_BYTES = 32 * 1024 * 1024
+CACHE_BYTES = 8 * 1024 * 1024
 MAX_BODY_BYTES = 4096
+LAG_TICK = 0.02
+SWITCH_INTERVAL = 0.001  # the search thread hands the interpreter lock to the event loop at least this often
 DEFAULT_PORT = 8000
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 _LIMIT_RE = re.compile(r"[0-9]{1,4}")
@@ -85,6 +86,7 @@ class Limits:
     max_pending: int = 16          # searches running or waiting; beyond: 503 + Retry-After
     max_phrases: int = 4           # quoted phrases in one query
     max_terms: int = 32            # whitespace-separated terms in one query (phrases' words included)
+    max_loop_lag: float = 0.2      # seconds the event loop may lag before new searches are refused
     request_timeout: float = 10.0  # seconds for a request's headers and body to arrive
     keep_alive: int = 5            # seconds an idle keep-alive connection is kept
     max_header_bytes: int = 16 * 1024
@@ -187,6 +189,21 @@ class Service:
         self._cache_lock = threading.Lock()
         self.pool = ThreadPoolExecutor(max_workers=self.limits.search_threads, thread_name_prefix="kb-search")
         self.pending = 0  # searches submitted and not finished (changed on the event loop only)
+        self.loop_lag = 0.0  # how late the event loop last woke up (see watch_loop)
+
+    async def watch_loop(self) -> None:
+        """Measure the event loop's lag every LAG_TICK seconds.
+
+        The searches share the interpreter lock with the event loop: when requests arrive
+        faster than they can be searched, the loop (which accepts, parses and refuses them)
+        falls behind and every answer, 503s included, waits. While the loop lags, new
+        searches are refused (503) so that it catches up.
+        """
+        loop = asyncio.get_running_loop()
+        while True:
+            started = loop.time()
+            await asyncio.sleep(LAG_TICK)
+            self.loop_lag = loop.time() - started - LAG_TICK
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
@@ -197,7 +214,7 @@ class Service:
         body = self.cached(key)
         if body is not None:
             return body
-        if self.pending >= self.limits.max_pending:
+        if self.pending >= self.limits.max_pending or (self.pending and self.loop_lag > self.limits.max_loop_lag):
             raise Busy()
         self.pending += 1
         try:
@@ -458,9 +475,11 @@ def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE,
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        watcher = asyncio.create_task(service.watch_loop())
         try:
             yield
         finally:
+            watcher.cancel()
             service.close()
 
     app = Starlette(
@@ -509,23 +528,22 @@ HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type
                   b'{"error": "request head is too large"}')
 
 
-class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for each request's headers and body.
+class GuardedProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a bound on each request head and a deadline for each request.
 
     uvicorn closes idle keep-alive connections, but any byte received cancels that timer,
     and a new connection has none: a client sending a request a byte at a time (or never
-    finishing it) would hold its connection forever. Here a deadline starts with the
-    connection and with the first byte of each request, and is cancelled once the whole
-    request has arrived; when it passes first, the connection is closed.
-
-    h11's own limit (``h11_max_incomplete_event_size``) bounds a request head that is
-    still arriving; a head that arrives whole in one read is bounded here: more than
-    that many bytes before the head is complete is answered 431 and the connection closed.
+    finishing it) would hold its connection forever, and httptools keeps a head of any
+    size. Here a deadline starts with the connection and with the first byte of each
+    request and is cancelled once the whole request has arrived; when it passes first, the
+    connection is closed. More than ``max_header_bytes`` before the head is complete is
+    answered 431 and the connection closed.
     """
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._deadline: asyncio.TimerHandle | None = None
+        self._in_head = True
         self._head_bytes = 0
         self._arm()
 
@@ -539,24 +557,31 @@ class GuardedH11Protocol(H11Protocol):
             self._deadline.cancel()
             self._deadline = None
 
+    def _expired(self) -> None:
+        self._deadline = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
     def data_received(self, data: bytes) -> None:
         self._arm()
-        if self.conn.their_state is h11.IDLE:
+        if self._in_head:
             self._head_bytes += len(data)
-            if self._head_bytes > (self.config.h11_max_incomplete_event_size or Limits.max_header_bytes):
+            if self._head_bytes > getattr(self.config, "kb_max_header_bytes", Limits.max_header_bytes):
+                self._disarm()
                 self.transport.write(HEAD_TOO_LARGE)
                 self.transport.close()
                 return
         super().data_received(data)
-        if self.conn.their_state is not h11.IDLE:
-            self._head_bytes = 0
-        if self.conn.their_state is not h11.IDLE and self.conn.their_state is not h11.SEND_BODY:
-            self._disarm()
 
-    def _expired(self) -> None:
-        self._deadline = None
-        if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and not self.transport.is_closing():
-            self.transport.close()
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        self._head_bytes = 0
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._in_head = True
+        self._disarm()
+        super().on_message_complete()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -566,8 +591,7 @@ class GuardedH11Protocol(H11Protocol):
 def server_options(limits: Limits) -> dict[str, Any]:
     """uvicorn's own settings for the limits (see README, "The search service")."""
     return dict(log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5,
-                http=GuardedH11Protocol, h11_max_incomplete_event_size=limits.max_header_bytes,
-                timeout_keep_alive=limits.keep_alive, limit_concurrency=limits.max_connections,
+                http=GuardedProtocol, timeout_keep_alive=limits.keep_alive, limit_concurrency=limits.max_connections,
                 server_header=False)
 
 
@@ -576,6 +600,7 @@ def make_config(app: Any, limits: Limits, **extra: Any) -> Any:
 
     config = uvicorn.Config(app, **server_options(limits), **extra)
     config.kb_request_timeout = limits.request_timeout  # type: ignore[attr-defined]
+    config.kb_max_header_bytes = limits.max_header_bytes  # type: ignore[attr-defined]
     return config
 
 
@@ -597,11 +622,13 @@ def serve_one(sock: socket.socket, cache_size: int, limits: Limits) -> None:
                 announce(url)
 
     app = create_app(cache_size=cache_size, limits=limits)
+    sys.setswitchinterval(SWITCH_INTERVAL)
     Server(make_config(app, limits)).run(sockets=[sock])
 
 
 def worker_app() -> Starlette:
     """The app of one worker process (``--workers N``), configured by the supervisor's environment."""
+    sys.setswitchinterval(SWITCH_INTERVAL)
     limits = json.loads(os.environ["KB_SERVE_LIMITS"])
     limits["allowed_hosts"] = tuple(limits["allowed_hosts"])
     return create_app(Path(os.environ["KB_SERVE_BUILD_DIR"]),
