@@ -21,9 +21,11 @@ SITE_PARTS = ("site",)                                  # what kb serve and kb c
 
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
+    buf = bytearray(1 << 16)  # one buffer, reused: no garbage left in a long-running server
+    view = memoryview(buf)
+    with path.open("rb", buffering=0) as fh:
+        while n := fh.readinto(buf):
+            h.update(view[:n])
     return h.hexdigest()
 
 

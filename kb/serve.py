@@ -70,6 +70,7 @@ CACHE_SIZE = 4096
 CACHE_BYTES = 8 * 1024 * 1024
 MAX_BODY_BYTES = 4096
 LAG_TICK = 0.02
+LAG_SMOOTHING = 8
 SWITCH_INTERVAL = 0.001  # the search thread hands the interpreter lock to the event loop at least this often
 DEFAULT_PORT = 8000
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -192,18 +193,20 @@ class Service:
         self.loop_lag = 0.0  # how late the event loop last woke up (see watch_loop)
 
     async def watch_loop(self) -> None:
-        """Measure the event loop's lag every LAG_TICK seconds.
+        """Measure the event loop's lag every LAG_TICK seconds (smoothed over about LAG_SMOOTHING ticks).
 
         The searches share the interpreter lock with the event loop: when requests arrive
         faster than they can be searched, the loop (which accepts, parses and refuses them)
         falls behind and every answer, 503s included, waits. While the loop lags, new
-        searches are refused (503) so that it catches up.
+        searches are refused (503) so that it catches up. The smoothing keeps a moment's
+        stall (the machine busy elsewhere) from refusing anyone.
         """
         loop = asyncio.get_running_loop()
         while True:
             started = loop.time()
             await asyncio.sleep(LAG_TICK)
-            self.loop_lag = loop.time() - started - LAG_TICK
+            lag = loop.time() - started - LAG_TICK
+            self.loop_lag += (lag - self.loop_lag) / LAG_SMOOTHING
 
     def close(self) -> None:
         self.pool.shutdown(wait=True, cancel_futures=True)
@@ -297,8 +300,9 @@ def inline_script_hashes(site: Path) -> list[str]:
 
 
 def content_security_policy(script_hashes: Sequence[str]) -> str:
+    """Only this origin's scripts and the built inline ones; WebAssembly allowed (a static search may use it)."""
     return "; ".join([
-        "default-src 'self'", "script-src 'self' " + " ".join(script_hashes), "style-src 'self' 'unsafe-inline'",
+        "default-src 'self'", "script-src 'self' 'wasm-unsafe-eval' " + " ".join(script_hashes), "style-src 'self' 'unsafe-inline'",
         "img-src 'self' data:", "font-src 'self' data:", "connect-src 'self'", "worker-src 'self'",
         "manifest-src 'self'", "object-src 'none'", "base-uri 'self'", "form-action 'self'",
         "frame-ancestors 'none'",
