@@ -3,6 +3,7 @@
     .venv/bin/python bench/load_bench.py [--clients 16] [--duration 10] [--mode both|cached|uncached]
         [--json]
     .venv/bin/python bench/load_bench.py --mode overload [--rate N] [--duration 10]
+    .venv/bin/python bench/load_bench.py --mode interference [--heavy 4] [--phrases 40] [--duration 10]
 
 Starts `kb serve --port 0` itself on 127.0.0.1 (a fresh server per mode), runs N keep-alive
 HTTP/1.1 clients (asyncio, one process) for a fixed time against a mix of real queries
@@ -20,6 +21,9 @@ against the server with --cache-size 0, so that every request is a search. It pr
 share answered 503 (with Retry-After), how fast those came, and p50/p99 of the admitted
 (200) requests. Target: p99 of admitted requests < 1 s, 503s answered quickly, no other
 errors.
+
+Mode "interference" measures an unrelated cheap query's latency (藏牌, one client, closed
+loop) while --heavy clients send queries of --phrases quoted phrases each (cache off).
 """
 from __future__ import annotations
 
@@ -35,6 +39,7 @@ import sys
 import threading
 import time
 import urllib.parse
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -266,17 +271,77 @@ def overload(duration: float, rate: float | None) -> dict[str, object]:
     }
 
 
+HEAVY_WORDS = "藏牌 明手 罚张 定约人 防守人 庄家 犯规 首引 叫牌 牌墩".split()
+
+
+async def _loop_path(host: str, port: int, make_path, deadline: float, out: list[tuple[int, float]]) -> None:
+    pool = _Pool(host, port)
+    i = 0
+    while time.perf_counter() < deadline and len(out) < MAX_REQUESTS:
+        t0 = time.perf_counter()
+        try:
+            status, _ = await pool.request(make_path(i))
+        except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError):
+            status = 0
+        out.append((status, (time.perf_counter() - t0) * 1000))
+        i += 1
+
+
+def interference(heavy_clients: int, phrases: int, duration: float) -> dict[str, object]:
+    """A cheap query's latency while ``heavy_clients`` send queries of ``phrases`` quoted phrases each."""
+    proc, host, port = start_server(0)
+
+    pairs = [f"{a} {b}" for a in HEAVY_WORDS for b in HEAVY_WORDS if a != b]  # 90 distinct two-word phrases
+
+    def heavy(i: int) -> str:
+        q = " ".join(f'"{pairs[(i * 7 + k) % len(pairs)]}"' for k in range(phrases))
+        return "/api/search?" + urllib.parse.urlencode({"q": q, "limit": str(1 + i % 50)})
+
+    def light(i: int) -> str:
+        return "/api/search?" + urllib.parse.urlencode({"q": "藏牌"})
+
+    async def run() -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        deadline = time.perf_counter() + duration
+        light_out: list[tuple[int, float]] = []
+        heavy_out: list[tuple[int, float]] = []
+        await asyncio.gather(_loop_path(host, port, light, deadline, light_out),
+                             *(_loop_path(host, port, heavy, deadline, heavy_out) for _ in range(heavy_clients)))
+        return light_out, heavy_out
+
+    try:
+        light_out, heavy_out = asyncio.run(run())
+    finally:
+        stop_server(proc)
+    ok = [ms for st, ms in light_out if st == 200]
+    return {"mode": "interference", "heavy_clients": heavy_clients, "phrases": phrases,
+            "light_requests": len(light_out), "light_ok": len(ok),
+            "light_p50_ms": round(statistics.median(ok), 1) if ok else None,
+            "light_p95_ms": round(percentile(ok, 0.95), 1) if ok else None,
+            "heavy_statuses": dict(sorted(Counter(st for st, _ in heavy_out).items()))}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--clients", type=int, default=16)
     p.add_argument("--duration", type=float, default=10.0, help="seconds per mode (at most 60)")
-    p.add_argument("--mode", choices=("both", "cached", "uncached", "overload"), default="both")
+    p.add_argument("--mode", choices=("both", "cached", "uncached", "overload", "interference"), default="both")
+    p.add_argument("--heavy", type=int, default=4, help="interference: clients sending costly queries (default 4)")
+    p.add_argument("--phrases", type=int, default=40, help="interference: quoted phrases per costly query (default 40)")
     p.add_argument("--rate", type=float, default=None, help="overload: requests offered per second (default 2x capacity)")
     p.add_argument("--workers", type=int, default=1, help="kb serve --workers (default 1)")
     p.add_argument("--json", action="store_true", help="print one JSON object per mode")
     args = p.parse_args(argv)
     if not 1 <= args.clients <= 256 or not 0 < args.duration <= 60:
         p.error("--clients must be 1-256 and --duration 0-60 s")
+    if args.mode == "interference":
+        if not 1 <= args.heavy <= 64 or not 1 <= args.phrases <= 100:
+            p.error("--heavy must be 1-64 and --phrases 1-100")
+        r = interference(args.heavy, args.phrases, args.duration)
+        print(json.dumps(r, ensure_ascii=False) if args.json else
+              f"interference: {args.heavy} clients sending {args.phrases}-phrase queries; the cheap query 藏牌: "
+              f"{r['light_ok']}/{r['light_requests']} answered, p50 {r['light_p50_ms']} ms, p95 {r['light_p95_ms']} ms; "
+              f"costly queries answered {r['heavy_statuses']}")
+        return 0
     if args.mode == "overload":
         if args.rate is not None and not 1 <= args.rate <= 5000:
             p.error("--rate must be 1-5000")
