@@ -158,11 +158,19 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered)) - 1))] if ordered else float("nan")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc), children included once they are waited for."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def bench(mode: str, clients: int, duration: float, workers: int = 1) -> dict[str, object]:
     paths = load_paths()
     proc, host, port = start_server(0 if mode == "uncached" else None, workers)
     try:
+        cpu0 = cpu_seconds(proc.pid)
         latencies, errors, elapsed = asyncio.run(_run(host, port, paths, clients, duration))
+        cpu = cpu_seconds(proc.pid) - cpu0
     finally:
         stop_server(proc)
     n = len(latencies)
@@ -174,6 +182,7 @@ def bench(mode: str, clients: int, duration: float, workers: int = 1) -> dict[st
         "p99_ms": round(percentile(latencies, 0.99), 2),
         "max_ms": round(max(latencies), 2) if latencies else None,
         "errors": len(errors), "first_errors": errors[:5],
+        "server_cpu_ms_per_request": round(1000 * cpu / n, 2) if n else None,
     }
 
 
@@ -367,7 +376,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"{mode:9} {r['workers']} worker(s), {r['clients']} clients {r['duration_s']} s: {r['requests']} requests, "
                   f"{r['throughput_rps']} req/s, p50 {r['p50_ms']} ms, p95 {r['p95_ms']} ms, "
-                  f"p99 {r['p99_ms']} ms, max {r['max_ms']} ms, errors {r['errors']}; "
+                  f"p99 {r['p99_ms']} ms, max {r['max_ms']} ms, server CPU {r['server_cpu_ms_per_request']} ms/request, "
+                  f"errors {r['errors']}; "
                   f"target {'met' if met else 'missed'}"
                   + (f" {r['first_errors']}" if r["errors"] else ""))
     return 0 if ok else 1
