@@ -124,6 +124,8 @@ def _build_locked(out: Path, with_site: bool) -> Path:
     from kb.records import write_jsonl
     from kb.stats import corpus_stats
 
+    _replaceable(out, "build")  # fail before the work, not after it
+    _replaceable(site_dir(out), "site")
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         corpus = ingest()
@@ -163,10 +165,25 @@ def _build_index(tmp: Path) -> None:
     build_index(tmp / "records.jsonl", tmp / "index")
 
 
-def _replace_link(link: Path, target: str) -> None:
-    """Point symlink ``link`` at ``target`` in one rename; a real directory there is moved aside first."""
+OURS = {"build": ("meta.json", "records.jsonl"), "site": ("hans", "hant", "index.html")}
+
+
+def _replaceable(link: Path, kind: str) -> None:
+    """KbError unless ``link`` is absent, a symlink, empty, or holds what a kb ``kind`` holds."""
     if os.path.lexists(link) and not link.is_symlink():
-        link.rename(link.with_name(f".{link.name}.old-{os.getpid()}"))  # a build from before generations
+        names = {p.name for p in link.iterdir()} if link.is_dir() else {""}
+        if names and not names & set(OURS[kind]):
+            raise KbError(f"{link}: refusing to replace it: it is not a kb {kind} directory")
+
+
+def _replace_link(link: Path, target: str) -> None:
+    """Point symlink ``link`` at ``target`` in one rename.
+
+    A real directory there (a build from before generations, checked by ``_replaceable``)
+    is moved aside first, to be removed by the next build.
+    """
+    if os.path.lexists(link) and not link.is_symlink():
+        link.rename(link.with_name(f".{link.name}.old-{os.getpid()}"))
     tmp = link.with_name(f".{link.name}.link-{os.getpid()}")
     tmp.unlink(missing_ok=True)
     os.symlink(target, tmp)
@@ -174,9 +191,11 @@ def _replace_link(link: Path, target: str) -> None:
 
 
 def _make_current(out: Path, gen: Path) -> None:
-    _replace_link(out, gen.name)
     site = site_dir(out)
     wanted = f"{out.name}/site"
+    _replaceable(out, "build")  # both checked before anything is moved
+    _replaceable(site, "site")
+    _replace_link(out, gen.name)
     if not (site.is_symlink() and os.readlink(site) == wanted):
         _replace_link(site, wanted)
 

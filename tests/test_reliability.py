@@ -269,6 +269,36 @@ def test_debris_of_killed_builds_is_removed(data_build):
     assert os.readlink(data_build) in gens and len(gens) <= 2  # the current and the one it replaced
 
 
+def test_concurrent_builds_take_turns(data_build):
+    """Two builds at once (threads: flock locks open files, so they exclude each other too)."""
+    import threading
+    failures: list[BaseException] = []
+
+    def one() -> None:
+        try:
+            b.build(data_build, with_site=False, force=True)
+        except BaseException as exc:  # reported below
+            failures.append(exc)
+
+    threads = [threading.Thread(target=one) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures
+    b.verify(data_build)
+    assert not list(data_build.parent.glob(".build.tmp-*"))
+
+
+def test_refuses_to_replace_a_foreign_directory(tmp_path):
+    out = tmp_path / "build"
+    out.mkdir()
+    (out / "thesis.tex").write_text("x")
+    with pytest.raises(KbError, match=r"refusing to replace it: it is not a kb build directory"):
+        b.build(out, with_site=False)
+    assert (out / "thesis.tex").read_text() == "x" and not out.is_symlink()
+
+
 def test_build_and_site_are_one_generation(data_build):
     assert data_build.is_symlink()
     site = b.site_dir(data_build)
