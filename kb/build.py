@@ -252,7 +252,8 @@ def ensure_built(out: Path | None = None, *, need_site: bool = False) -> Path:
     """The build directory, rebuilt first if missing or stale, verified before use."""
     out = out or default_build_dir()
     if not is_fresh(out, need_site=need_site):
-        build(out, with_site=need_site, force=False)
+        # A rebuild keeps the site if the build it replaces had one (build and site are one generation).
+        build(out, with_site=need_site or bool(meta(out).get("site")), force=False)
     verify(out, need_site=need_site)
     return out
 
