@@ -22,6 +22,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -43,6 +44,24 @@ DEPENDENCIES = ("opencc", "jieba", "whoosh-reloaded", "mkdocs", "mkdocs-material
 
 def default_build_dir() -> Path:
     return Path(os.environ.get("KB_BUILD_DIR", "build")).absolute()
+
+
+_GENERATION = re.compile(r"^\.(?P<link>.+)\.gen-[A-Za-z0-9_]+$")
+
+
+def build_path(out: Path) -> Path:
+    """The build path for ``out``: a generation directory (a resolved ``build``) maps back to its link.
+
+    A build always goes to the link; building into a generation itself (one that is no
+    longer current) is refused.
+    """
+    m = _GENERATION.match(out.name)
+    if m is None:
+        return out
+    link = out.parent / m.group("link")
+    if link.is_symlink() and os.readlink(link) == out.name:
+        return link
+    raise KbError(f"{out}: an old build generation, not a build path (use {link})")
 
 
 def site_dir(out: Path) -> Path:
@@ -98,7 +117,7 @@ def build_lock(out: Path, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
 
 def build(out: Path | None = None, *, with_site: bool = True, force: bool = True) -> Path:
     """Build into a new generation and make it current; with ``force=False`` skip a fresh, intact build."""
-    out = out or default_build_dir()
+    out = build_path(out or default_build_dir())
     try:
         with build_lock(out):
             if not force and _intact(out, need_site=with_site):
@@ -250,7 +269,7 @@ def verify(out: Path, *, need_site: bool = False) -> None:
 
 def ensure_built(out: Path | None = None, *, need_site: bool = False) -> Path:
     """The build directory, rebuilt first if missing or stale, verified before use."""
-    out = out or default_build_dir()
+    out = build_path(out or default_build_dir())
     if not is_fresh(out, need_site=need_site):
         # A rebuild keeps the site if the build it replaces had one (build and site are one generation).
         build(out, with_site=need_site or bool(meta(out).get("site")), force=False)

@@ -299,6 +299,17 @@ def test_refuses_to_replace_a_foreign_directory(tmp_path):
     assert (out / "thesis.tex").read_text() == "x" and not out.is_symlink()
 
 
+def test_a_resolved_build_path_means_the_link(data_build):
+    """``build`` resolved is its current generation: readers and builds go back to the link."""
+    gen = data_build.resolve()
+    assert gen != data_build and b.build_path(gen) == data_build
+    assert b.ensure_built(gen) == data_build
+    old = gen.with_name(gen.name.replace(".gen-", ".gen-old"))
+    old.mkdir()
+    with pytest.raises(KbError, match=r"an old build generation, not a build path"):
+        b.build(old, with_site=False)
+
+
 def test_build_and_site_are_one_generation(data_build):
     assert data_build.is_symlink()
     site = b.site_dir(data_build)
