@@ -87,7 +87,7 @@ class Limits:
     max_pending: int = 16          # searches running or waiting; beyond: 503 + Retry-After
     max_phrases: int = 4           # quoted phrases in one query
     max_terms: int = 32            # whitespace-separated terms in one query (phrases' words included)
-    max_loop_lag: float = 0.2      # seconds the event loop may lag before new searches are refused
+    max_loop_lag: float = 0.1      # seconds the event loop may lag before new searches are refused
     request_timeout: float = 10.0  # seconds for a request's headers and body to arrive
     keep_alive: int = 5            # seconds an idle keep-alive connection is kept
     max_header_bytes: int = 16 * 1024
