@@ -117,6 +117,26 @@ def test_answer_cache_is_bounded_in_bytes():
         service.close()
 
 
+def test_searches_are_refused_while_the_event_loop_lags():
+    import asyncio
+
+    from kb.serve import Busy
+
+    service = Service(ensure_built(BUILD, need_site=True), cache_size=0)
+    try:
+        key = ("明手", None, 10, None, None)
+        service.loop_lag, service.pending = 1.0, 1
+        with pytest.raises(Busy):
+            asyncio.run(service.search(key))
+        service.pending = 0  # one search always proceeds, however late the loop
+        assert asyncio.run(service.search(key))
+        service.loop_lag, service.pending = 0.0, service.limits.max_pending
+        with pytest.raises(Busy):
+            asyncio.run(service.search(key))
+    finally:
+        service.close()
+
+
 # --- a real server on loopback: slow clients, huge headers, overload --------------------
 
 
