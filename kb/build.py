@@ -1,38 +1,76 @@
-"""Build the records, the search index and the site, atomically.
+"""Build the records, the search index and the site as one generation, atomically.
 
-Everything is written into a fresh temporary directory next to the target and
-swapped in only when every stage (and the link check of the built site) has
-succeeded: a failed build leaves the previous one intact.
+Layout beside the build path ``build`` (or ``--build-dir``/``$KB_BUILD_DIR``):
+
+    .build.gen-XXXX/        one generation: records.jsonl, stats.json, index/, site/, meta.json
+    build -> .build.gen-XXXX    a symlink, replaced in one rename(2) when a build succeeds
+    site  -> build/site         a symlink, so the site always belongs to the same generation
+    .build.lock             flock(2): one build at a time; a second one waits for it
+
+A build writes a fresh ``.build.tmp-XXXX`` directory and makes it the new generation only
+when every stage (and the site's link check) has succeeded, so a failed or killed build
+leaves the previous one intact. The next build removes the debris of killed builds
+(``.build.tmp-*``, old generations but the one just replaced, ``.build.old-*``,
+``.site.old-*``). ``meta.json`` holds the build's input fingerprint (a build with the
+same fingerprint is skipped unless forced) and the checksum of every file it wrote
+(see kb/integrity.py), verified before the build is used.
 """
 from __future__ import annotations
 
+import errno
+import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
+import sys
 import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import metadata
 from pathlib import Path
 
+from kb import integrity
 from kb.errors import KbError
-from kb.pipeline import ingest
-from kb.records import Record, read_jsonl, write_jsonl
+from kb.records import Record, read_jsonl
 from kb.sources import sources_dir
-from kb.stats import corpus_stats
 
 PACKAGE = Path(__file__).resolve().parent
+LOCK_WAIT_SECONDS = 900.0
+DEPENDENCIES = ("opencc", "jieba", "whoosh-reloaded", "mkdocs", "mkdocs-material")
 
 
 def default_build_dir() -> Path:
-    return Path(os.environ.get("KB_BUILD_DIR", "build")).resolve()
+    return Path(os.environ.get("KB_BUILD_DIR", "build")).absolute()
+
+
+_GENERATION = re.compile(r"^\.(?P<link>.+)\.gen-[A-Za-z0-9_]+$")
+
+
+def build_path(out: Path) -> Path:
+    """The build path for ``out``: a generation directory (a resolved ``build``) maps back to its link.
+
+    A build always goes to the link; building into a generation itself (one that is no
+    longer current) is refused.
+    """
+    m = _GENERATION.match(out.name)
+    if m is None:
+        return out
+    link = out.parent / m.group("link")
+    if link.is_symlink() and os.readlink(link) == out.name:
+        return link
+    raise KbError(f"{out}: an old build generation, not a build path (use {link})")
 
 
 def site_dir(out: Path) -> Path:
-    """The built site lives beside the build directory: build/ -> site/."""
+    """The served site: ``site`` beside the build path, a symlink into the current generation."""
     return out.parent / "site"
 
 
 def fingerprint() -> str:
-    """Hash of everything the build depends on: code, curated data, sources, site sources."""
+    """Hash of everything the build depends on: code, curated data, sources, site sources, versions."""
     h = hashlib.sha256()
     roots = [PACKAGE, sources_dir(), PACKAGE.parent / "docs"]
     for root in roots:
@@ -43,17 +81,75 @@ def fingerprint() -> str:
     mk = PACKAGE.parent / "mkdocs.yml"
     if mk.is_file():
         h.update(mk.read_bytes())
+    h.update(sys.version.encode())
+    for dist in DEPENDENCIES:
+        try:
+            h.update(f"{dist}=={metadata.version(dist)}".encode())
+        except metadata.PackageNotFoundError:
+            h.update(f"{dist} missing".encode())
     return h.hexdigest()
 
 
-def build(out: Path | None = None, *, with_site: bool = True) -> Path:
-    out = out or default_build_dir()
+@contextmanager
+def build_lock(out: Path, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+    """Hold ``.NAME.lock`` beside the build path; wait (saying so once) while another build holds it."""
     out.parent.mkdir(parents=True, exist_ok=True)
+    path = out.parent / f".{out.name}.lock"
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + wait
+        told = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise KbError(f"{path}: another build has held the lock for over {wait:.0f} s") from None
+                if not told:
+                    print(f"kb: waiting for another build of {out} to finish", file=sys.stderr, flush=True)
+                    told = True
+                time.sleep(0.2)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def build(out: Path | None = None, *, with_site: bool = True, force: bool = True) -> Path:
+    """Build into a new generation and make it current; with ``force=False`` skip a fresh, intact build."""
+    out = build_path(out or default_build_dir())
+    try:
+        with build_lock(out):
+            if not force and _intact(out, need_site=with_site):
+                return out
+            _remove_debris(out)
+            return _build_locked(out, with_site)
+    except OSError as exc:
+        raise KbError(_os_message(exc, out)) from None
+
+
+def _os_message(exc: OSError, out: Path) -> str:
+    where = exc.filename or out.parent
+    why = exc.strerror or str(exc)
+    if exc.errno == errno.ENOSPC:
+        why += "; the previous build is intact"
+    return f"{where}: cannot write the build ({why})"
+
+
+def _build_locked(out: Path, with_site: bool) -> Path:
+    from kb.invariants import check_corpus
+    from kb.link import link_records
+    from kb.pipeline import ingest
+    from kb.records import write_jsonl
+    from kb.stats import corpus_stats
+
+    _replaceable(out, "build")  # fail before the work, not after it
+    _replaceable(site_dir(out), "site")
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         corpus = ingest()
+        check_corpus(corpus)
         records = corpus.records
-        from kb.link import link_records
         link_records(records)
         write_jsonl(records, tmp / "records.jsonl")
         (tmp / "stats.json").write_text(json.dumps(corpus_stats(corpus), ensure_ascii=False, indent=1),
@@ -67,11 +163,16 @@ def build(out: Path | None = None, *, with_site: bool = True) -> Path:
             broken = check_site(site)
             if broken:
                 raise KbError(f"the built site has {len(broken)} broken links; first: {broken[0]}")
-        (tmp / "meta.json").write_text(json.dumps({"fingerprint": fingerprint(), "records": len(records),
-                                                   "site": with_site}), encoding="utf-8")
-        if with_site:
-            _swap(tmp / "site", site_dir(out))
-        _swap(tmp, out)
+            for scratch in ("docs",):          # the generated Markdown is not part of the build
+                shutil.rmtree(tmp / scratch, ignore_errors=True)
+        parts = integrity.DATA_PARTS + (integrity.SITE_PARTS if with_site else ())
+        meta = {"fingerprint": fingerprint(), "records": len(records), "site": with_site,
+                "files": integrity.checksums(tmp, parts)}
+        (tmp / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
+        gen = out.parent / tmp.name.replace(".tmp-", ".gen-", 1)
+        tmp.rename(gen)
+        tmp = gen
+        _make_current(out, gen)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -83,12 +184,55 @@ def _build_index(tmp: Path) -> None:
     build_index(tmp / "records.jsonl", tmp / "index")
 
 
-def _swap(tmp: Path, out: Path) -> None:
-    old = out.with_name(f".{out.name}.old-{os.getpid()}")
-    if out.exists():
-        out.rename(old)
-    tmp.rename(out)
-    shutil.rmtree(old, ignore_errors=True)
+OURS = {"build": ("meta.json", "records.jsonl"), "site": ("hans", "hant", "index.html")}
+
+
+def _replaceable(link: Path, kind: str) -> None:
+    """KbError unless ``link`` is absent, a symlink, empty, or holds what a kb ``kind`` holds."""
+    if os.path.lexists(link) and not link.is_symlink():
+        names = {p.name for p in link.iterdir()} if link.is_dir() else {""}
+        if names and not names & set(OURS[kind]):
+            raise KbError(f"{link}: refusing to replace it: it is not a kb {kind} directory")
+
+
+def _replace_link(link: Path, target: str) -> None:
+    """Point symlink ``link`` at ``target`` in one rename.
+
+    A real directory there (a build from before generations, checked by ``_replaceable``)
+    is moved aside first, to be removed by the next build.
+    """
+    if os.path.lexists(link) and not link.is_symlink():
+        link.rename(link.with_name(f".{link.name}.old-{os.getpid()}"))
+    tmp = link.with_name(f".{link.name}.link-{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    os.symlink(target, tmp)
+    os.replace(tmp, link)
+
+
+def _make_current(out: Path, gen: Path) -> None:
+    site = site_dir(out)
+    wanted = f"{out.name}/site"
+    _replaceable(out, "build")  # both checked before anything is moved
+    _replaceable(site, "site")
+    _replace_link(out, gen.name)
+    if not (site.is_symlink() and os.readlink(site) == wanted):
+        _replace_link(site, wanted)
+
+
+def _remove_debris(out: Path) -> None:
+    """Directories left by killed or older builds (called with the lock held)."""
+    current = os.readlink(out) if out.is_symlink() else None
+    # Every generation but the current one (which becomes the previous one, kept for a
+    # server still reading it, until the build after this one).
+    debris = [p for p in out.parent.glob(f".{out.name}.gen-*") if p.name != current]
+    for pattern in (f".{out.name}.tmp-*", f".{out.name}.old-*", f".{out.name}.link-*", ".site.old-*",
+                    ".site.link-*"):
+        debris += list(out.parent.glob(pattern))
+    for path in debris:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def meta(out: Path) -> dict:
@@ -99,6 +243,7 @@ def meta(out: Path) -> dict:
 
 
 def is_fresh(out: Path, *, need_site: bool = False) -> bool:
+    """Built from the current inputs (not checking the files' integrity)."""
     m = meta(out)
     fresh = m.get("fingerprint") == fingerprint() and (out / "records.jsonl").is_file()
     if need_site:
@@ -106,11 +251,29 @@ def is_fresh(out: Path, *, need_site: bool = False) -> bool:
     return bool(fresh)
 
 
-def ensure_built(out: Path | None = None, *, need_site: bool = False) -> Path:
-    """The build directory, rebuilt first if missing or stale."""
-    out = out or default_build_dir()
+def _intact(out: Path, *, need_site: bool) -> bool:
     if not is_fresh(out, need_site=need_site):
-        build(out, with_site=need_site)
+        return False
+    try:
+        verify(out, need_site=need_site)
+    except KbError:
+        return False
+    return True
+
+
+def verify(out: Path, *, need_site: bool = False) -> None:
+    """KbError naming the first damaged file of the build (its records, index and, if asked, site)."""
+    parts = integrity.DATA_PARTS + (integrity.SITE_PARTS if need_site else ())
+    integrity.verify(out, meta(out).get("files") or {}, parts)
+
+
+def ensure_built(out: Path | None = None, *, need_site: bool = False) -> Path:
+    """The build directory, rebuilt first if missing or stale, verified before use."""
+    out = build_path(out or default_build_dir())
+    if not is_fresh(out, need_site=need_site):
+        # A rebuild keeps the site if the build it replaces had one (build and site are one generation).
+        build(out, with_site=need_site or bool(meta(out).get("site")), force=False)
+    verify(out, need_site=need_site)
     return out
 
 

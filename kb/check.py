@@ -1,7 +1,9 @@
-"""`kb check`: references by status, and the built site's links and search index.
+"""`kb check`: the build's checksums, references by status, and the built site's links and search index.
 
-Exits non-zero on any unresolved reference, any broken internal link or anchor in
-either edition, or a static search index that is incomplete or unsegmented (kb/site/static_search.py).
+Exits non-zero on a damaged build (a file whose size or sha256 differs from what the build
+recorded, see kb/integrity.py), any unresolved reference, any broken internal link or
+anchor in either edition, or a static search index that is incomplete or unsegmented
+(kb/site/static_search.py).
 """
 from __future__ import annotations
 
@@ -28,7 +30,7 @@ def run_check(build_dir: Path | None, *, as_json: bool = False) -> int:
     if not problems:
         out = b.ensure_built(build_dir, need_site=True)
         from kb.site.linkcheck import check_site
-        site = b.site_dir(out)
+        site = b.site_dir(out).resolve()
         problems += [f"broken link in the site: {line}" for line in check_site(site)]
         from kb.site.static_search import index_problems
         problems += index_problems(site)
@@ -41,6 +43,7 @@ def run_check(build_dir: Path | None, *, as_json: bool = False) -> int:
             row = ", ".join(f"{s} {counts[(work, s)]}" for s in ("resolved", "external", "lost", "unresolved"))
             print(f"{work}: {row}")
         print(f"site: {'ok' if not problems else 'not checked' if counts.get('unresolved') else 'see below'}")
+        print(f"build: {len(b.meta(out).get('files') or {})} files match their recorded sha256")
     for line in problems:
         print(f"kb check: {line}", file=sys.stderr)
     return 1 if problems else 0

@@ -14,7 +14,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kb", description="牌规知识库: build, inspect and search the rule books")
     p.add_argument("--build-dir", type=Path, default=None, help="build directory (default ./build or $KB_BUILD_DIR)")
     sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("build", help="build the records (into a fresh directory, swapped in on success)")
+    bd = sub.add_parser("build", help="build the records, index and site as one generation (skipped when up to date)")
+    bd.add_argument("--force", action="store_true", help="rebuild even if the inputs did not change")
     ex = sub.add_parser("export", help="print the records")
     ex.add_argument("--jsonl", action="store_true", required=True, help="one JSON object per record")
     sh = sub.add_parser("show", help="print one record (ID like cbr1999:45C4b, or 45C4(b) for every work)")
@@ -62,6 +63,10 @@ def _guarded(label: str, run) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # a read-only folder, a full disk: the file and the reason, one line
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{label}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
 
 
 def _delegate(name: str, argv: list[str], build_dir: str | None) -> int:
@@ -69,6 +74,8 @@ def _delegate(name: str, argv: list[str], build_dir: str | None) -> int:
     if build_dir:
         import os
         os.environ["KB_BUILD_DIR"] = build_dir
+    if name in ("mahjong", "bridge"):
+        _guard_json_input(argv)
     if name == "mahjong":
         from kb.rules.mahjong.cli import main as run
     elif name == "bridge":
@@ -76,19 +83,45 @@ def _delegate(name: str, argv: list[str], build_dir: str | None) -> int:
     elif name == "rules":
         from kb.rules.cli import main as run
     elif name == "search":
+        if not {"--records", "--index"} & {a.split("=", 1)[0] for a in argv} and "-h" not in argv \
+                and "--help" not in argv:
+            from kb.build import ensure_built
+            ensure_built(Path(build_dir).absolute() if build_dir else None)  # checksums verified here
         from kb.search.query import main as run
     else:
         from kb.serve import main as run
     return run(argv)
 
 
+def _guard_json_input(argv: list[str]) -> None:
+    """Check the rules commands' JSON input (FILE or stdin) against kb.inputs' limits before they parse it.
+
+    stdin, once read, is handed on as a fresh text stream with the same content.
+    """
+    import io
+
+    from kb.inputs import load_json, read_text
+
+    positional = [a for a in argv if a == "-" or not a.startswith("-")]
+    if len(positional) < 2:
+        return  # the command's own parser reports what is missing
+    name = positional[1]
+    text = read_text(name)
+    load_json(text, "stdin" if name == "-" else name)
+    if name == "-":
+        sys.stdin = io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8")
+
+
 def _run(args: argparse.Namespace) -> int:
     from kb import build as b
 
     if args.cmd == "build":
-        out = b.build(args.build_dir)
-        meta = json.loads((out / "meta.json").read_text(encoding="utf-8"))
-        print(f"built {meta['records']} records into {out}")
+        out = args.build_dir.absolute() if args.build_dir else b.default_build_dir()
+        before = b.meta(out).get("files")
+        b.build(out, force=args.force)
+        meta = b.meta(out)
+        state = "up to date" if meta.get("files") == before and not args.force else "built"
+        print(f"{state}: {meta['records']} records in {out} (site: {b.site_dir(out)})")
         return 0
     if args.cmd == "export":
         out = b.ensure_built(args.build_dir)

@@ -4,9 +4,10 @@ from __future__ import annotations
 import hashlib
 import os
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from kb import works
 from kb.errors import KbError
 from kb.works import work_ids
 
@@ -16,6 +17,8 @@ SOURCES_DIR = Path(__file__).parent / "sources"
 def sources_dir() -> Path:
     """The witnesses' folder: kb/sources, or $KB_SOURCES_DIR (for testing damaged copies)."""
     return Path(os.environ.get("KB_SOURCES_DIR") or SOURCES_DIR)
+MAX_SOURCE_BYTES = 5 * 1024 * 1024
+EXPECTATIONS = ("expect_records", "expect_laws")  # optional per source: an int or [min, max]
 FORMATS = ("json-envelope", "pinyin-glued", "fullwidth-paged", "outline-table", "bullet-list")
 FIELDS = ("file", "sigil", "work", "script", "format", "sha256")
 
@@ -31,10 +34,14 @@ class Source:
     format: str
     sha256: str
     path: Path
+    expect: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False)
 
     def read(self) -> str:
         """The verified, decoded text (UTF-8 only; no BOM, no NUL)."""
         try:
+            size = self.path.stat().st_size
+            if size > MAX_SOURCE_BYTES:
+                raise KbError(f"{self.path}: {size} bytes, more than the {MAX_SOURCE_BYTES} a source may have")
             data = self.path.read_bytes()
         except OSError as exc:
             raise KbError(f"{self.path}: cannot read: {exc.strerror}") from None
@@ -82,8 +89,41 @@ def load_manifest(folder: Path | None = None) -> list[Source]:
         if entry["work"] not in work_ids():
             raise KbError(f"{where} ({entry['file']}): unknown work '{entry['work']}' "
                           f"(kb/data/works.toml lists {', '.join(work_ids())})")
-        path = folder / entry["file"]
-        if not path.is_file():
-            raise KbError(f"{path}: listed in the manifest but missing")
-        sources.append(Source(path=path, **{k: entry[k] for k in FIELDS}))
+        witnesses = works.get(entry["work"]).witnesses
+        if entry["sigil"] not in witnesses:
+            raise KbError(f"{where} ({entry['file']}): witness {entry['sigil']} is not one of work "
+                          f"'{entry['work']}''s witnesses ({', '.join(witnesses)} in kb/data/works.toml)")
+        path = _confined(folder, entry["file"], where)
+        sources.append(Source(path=path, expect=_expectations(entry, where),
+                              **{k: entry[k] for k in FIELDS}))
     return sources
+
+
+def _confined(folder: Path, name: str, where: str) -> Path:
+    """The source file, which must lie in the sources folder itself (no .., no absolute path, no symlink out)."""
+    rel = Path(name)
+    if rel.is_absolute() or ".." in rel.parts or "\\" in name:
+        raise KbError(f"{where}: file '{name}' must be a name inside the sources folder")
+    path = folder / rel
+    if not path.is_file():
+        raise KbError(f"{path}: listed in the manifest but missing")
+    if not path.resolve().is_relative_to(folder.resolve()):
+        raise KbError(f"{where}: file '{name}' leads outside the sources folder (a symlink?)")
+    return path
+
+
+def _expectations(entry: dict, where: str) -> dict[str, tuple[int, int]]:
+    """expect_records / expect_laws: a count or an inclusive [min, max] range."""
+    out: dict[str, tuple[int, int]] = {}
+    for key in EXPECTATIONS:
+        value = entry.get(key)
+        if value is None:
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            out[key] = (value, value)
+        elif (isinstance(value, list) and len(value) == 2 and all(isinstance(v, int) and not isinstance(v, bool)
+                                                                   for v in value) and 0 <= value[0] <= value[1]):
+            out[key] = (value[0], value[1])
+        else:
+            raise KbError(f"{where} ({entry['file']}): {key} must be a count or [min, max], not {value!r}")
+    return out

@@ -15,7 +15,7 @@ from kb.build import load_records  # noqa: E402
 from kb.serve import create_app, record_url  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).resolve()
+BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).absolute()
 WORKS = {"cbr1999", "laws1997", "twmj16"}
 
 HOSTILE = [
@@ -32,7 +32,7 @@ HOSTILE = [
 @pytest.fixture(scope="module")
 def client():
     app = create_app(BUILD)
-    with starlette_testclient.TestClient(app, raise_server_exceptions=False) as c:
+    with starlette_testclient.TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
         yield c
 
 

@@ -1,0 +1,54 @@
+"""Invariants checked after ingest, so that damage passes no longer once a source's sha is re-pinned.
+
+- each witness yields the records (and laws) the manifest expects of it
+  (``expect_records``, ``expect_laws`` in kb/sources/manifest.toml);
+- each mahjong scoring pattern's 台 in the text is the 台 the rules module encodes.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from kb import works
+from kb.errors import KbError
+
+
+def check_corpus(corpus: Any) -> None:
+    """KbError on the first broken invariant, naming the witness or the clause."""
+    per_witness: dict[str, Counter] = {}
+    for rec in corpus.records:
+        for w in rec.witnesses:
+            c = per_witness.setdefault(w.sigil, Counter())
+            c["records"] += 1
+            if rec.level == "law":
+                c["laws"] += 1
+    for a in corpus.adapted:
+        src = a.source
+        for key, (lo, hi) in src.expect.items():
+            what = key.removeprefix("expect_")
+            got = per_witness.get(src.sigil, Counter())[what]
+            if not lo <= got <= hi:
+                want = str(lo) if lo == hi else f"{lo}–{hi}"
+                raise KbError(f"{src.path.name}: witness {src.sigil}: expected {want} {what}, got {got} "
+                              "(kb/sources/manifest.toml)")
+    _check_mahjong_tai(corpus.records)
+
+
+def _check_mahjong_tai(records: list[Any]) -> None:
+    """The 台 each scoring clause states must be one the rules module scores it with."""
+    from kb.rules.mahjong import WORK, pattern_table
+
+    if WORK not in works.work_ids():
+        return
+
+    by_id = {r.id: r for r in records}
+    for p in pattern_table():
+        rule = str(p["tai"])
+        if rule == "—":          # the rules give this pattern no fixed 台 of its own
+            continue
+        rec = by_id.get(p["clause"])
+        if rec is None:
+            raise KbError(f"{p['clause']}: scoring pattern {p['number']} {p['name']} is missing from the records")
+        if str(rec.tai) not in rule.split("/"):
+            raise KbError(f"{p['clause']}: the text gives {p['name']} {rec.tai}台, the rules score it {rule}台 "
+                          "(a damaged source, or kb/rules/mahjong.py out of step)")

@@ -1,0 +1,248 @@
+"""The search service protects itself: slow and huge requests, overload, costly queries,
+hosts, compression, cache and security headers, bounded caches."""
+from __future__ import annotations
+
+import base64
+import concurrent.futures
+import hashlib
+import http.client
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from kb.build import ensure_built, site_dir
+from kb.serve import Limits, Service, cache_control, create_app
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).absolute()
+
+
+@pytest.fixture(scope="module")
+def client():
+    app = create_app(BUILD)
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as c:
+        yield c
+
+
+# --- in process: query cost, hosts, headers, compression -------------------------------
+
+
+def test_forty_phrases_are_refused_naming_the_query(client):
+    q = " ".join(f'"藏牌{i}"' for i in range(40))
+    r = client.get("/api/search", params={"q": q})
+    assert r.status_code == 400
+    assert "40 quoted phrases (at most 4)" in r.json()["error"] and '"藏牌0"' in r.json()["error"]
+
+
+def test_too_many_terms_are_refused(client):
+    r = client.get("/api/search", params={"q": " ".join("藏牌明手罚张"[i % 6] for i in range(60))})
+    assert r.status_code == 400 and "60 terms (at most 32)" in r.json()["error"]
+    assert client.get("/api/search", params={"q": '"明手" "藏牌" 罚张 定约人'}).status_code == 200
+
+
+def test_unknown_hosts_are_refused(client):
+    assert client.get("/hans/", headers={"host": "evil.example"}).status_code == 400
+    assert client.get("/hans/", headers={"host": "localhost:8000"}).status_code == 200
+
+
+def test_redirects_never_echo_the_host(client):
+    r = client.get("/hant/search", follow_redirects=False)
+    assert r.status_code in (301, 302, 307, 308)
+    assert r.headers["location"] == "/hant/search/"
+    r = client.get("/hans/cbr1999", headers={"host": "localhost"}, follow_redirects=False)
+    assert "localhost" not in r.headers["location"] and r.headers["location"].startswith("/")
+
+
+def test_security_headers_and_csp_hashes(client):
+    r = client.get("/hans/cbr1999/law-45/")
+    assert r.status_code == 200
+    csp = r.headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in csp and "object-src 'none'" in csp
+    assert r.headers["x-content-type-options"] == "nosniff" and r.headers["x-frame-options"] == "DENY"
+    scripts = re.findall(r"<script(?![^>]*\bsrc=)([^>]*)>(.*?)</script>", r.text, re.S)
+    executable = [body for attrs, body in scripts if "application/json" not in attrs]
+    assert executable
+    for body in executable:
+        digest = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
+        assert f"'sha256-{digest}'" in csp
+    assert "'unsafe-inline'" not in csp.split("script-src", 1)[1].split(";")[0]
+
+
+def test_cache_headers(client):
+    assert client.get("/hans/").headers["cache-control"] == "no-cache"
+    assets = site_dir(BUILD) / "hans" / "assets"
+    hashed = next(p for p in assets.rglob("*") if p.is_file() and re.search(r"\.[0-9a-f]{8,}\.", p.name))
+    rel = hashed.relative_to(site_dir(BUILD)).as_posix()
+    r = client.get(f"/{rel}")
+    assert r.status_code == 200 and r.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert cache_control("/hans/sw.js", 200) == b"no-cache"
+    assert cache_control("/hans/search/index.3f9a0b1c2d.json", 200).endswith(b"immutable")
+    assert cache_control("/hans/search/search_index.json", 200) == b"no-cache"
+    assert client.get("/api/search", params={"q": "藏牌"}).headers["cache-control"] == "public, max-age=60"
+    assert client.get("/nothing").headers["cache-control"] == "no-store"
+
+
+def test_gzip(client):
+    r = client.get("/hans/search/search_index.json", headers={"accept-encoding": "gzip"})
+    assert r.status_code == 200 and r.headers["content-encoding"] == "gzip"
+    assert r.num_bytes_downloaded < len(r.content) / 3  # r.content is decoded
+    r = client.get("/api/search", params={"q": "明手", "limit": "50"}, headers={"accept-encoding": "gzip"})
+    assert r.headers["content-encoding"] == "gzip" and r.json()
+
+
+def test_too_many_headers_are_refused(client):
+    r = client.get("/hans/", headers={f"x-h{i}": "1" for i in range(120)})
+    assert r.status_code == 431
+
+
+def test_answer_cache_is_bounded_in_bytes():
+    out = ensure_built(BUILD, need_site=True)
+    service = Service(out, cache_size=10_000, limits=Limits(cache_bytes=64 * 1024))
+    try:
+        for q in ["明手", "藏牌", "罚张", "定约人", "防守人", "庄家", "犯规", "字一色", "首引", "牌"]:
+            service.search_body((q, None, 50, None, None))
+            assert service._cache_bytes <= 64 * 1024
+            assert service._cache_bytes == sum(len(v) for v in service._cache.values())
+        assert len(service._cache) < 10
+    finally:
+        service.close()
+
+
+def test_searches_are_refused_while_the_event_loop_lags():
+    import asyncio
+
+    from kb.serve import Busy
+
+    service = Service(ensure_built(BUILD, need_site=True), cache_size=0)
+    try:
+        key = ("明手", None, 10, None, None)
+        service.loop_lag, service.pending = 1.0, 1
+        with pytest.raises(Busy):
+            asyncio.run(service.search(key))
+        service.pending = 0  # one search always proceeds, however late the loop
+        assert asyncio.run(service.search(key))
+        service.loop_lag, service.pending = 0.0, service.limits.max_pending
+        with pytest.raises(Busy):
+            asyncio.run(service.search(key))
+    finally:
+        service.close()
+
+
+# --- a real server on loopback: slow clients, huge headers, overload --------------------
+
+
+@pytest.fixture(scope="module")
+def server():
+    ensure_built(BUILD, need_site=True)
+    code = "import sys; from kb.cli import main; sys.exit(main(sys.argv[1:]))"
+    proc = subprocess.Popen([sys.executable, "-c", code, "--build-dir", str(BUILD), "serve", "--port", "0",
+                             "--request-timeout", "1", "--max-searches", "2", "--cache-size", "0"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    port = None
+    deadline = time.monotonic() + 120
+    assert proc.stdout is not None
+    while port is None and time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/hans/", line)
+        port = int(m.group(1)) if m else None
+    assert port, "kb serve did not start"
+    threading.Thread(target=proc.stdout.read, daemon=True).start()
+    yield port
+    proc.terminate()
+    proc.wait(timeout=30)
+
+
+def _closed_within(sock: socket.socket, seconds: float) -> bool:
+    sock.settimeout(seconds)
+    try:
+        while True:
+            data = sock.recv(65536)
+            if not data:
+                return True
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+def test_half_sent_request_is_cut_off(server):
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", server)) as s:
+        s.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        assert _closed_within(s, 5)
+    assert time.monotonic() - started < 4
+
+
+def test_byte_at_a_time_client_is_cut_off(server):
+    started = time.monotonic()
+    with socket.create_connection(("127.0.0.1", server)) as s:
+        closed = False
+        for ch in b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + b"a" * 100:
+            try:
+                s.sendall(bytes([ch]))
+            except (BrokenPipeError, ConnectionResetError):
+                closed = True
+                break
+            time.sleep(0.1)
+            if time.monotonic() - started > 3:
+                break
+        assert closed or _closed_within(s, 3)
+    assert time.monotonic() - started < 6
+
+
+def test_idle_connection_is_closed(server):
+    with socket.create_connection(("127.0.0.1", server)) as s:
+        assert _closed_within(s, 5)
+
+
+def test_huge_header_is_refused(server):
+    with socket.create_connection(("127.0.0.1", server)) as s:
+        s.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * 64 * 1024 + b"\r\n\r\n")
+        s.settimeout(5)
+        reply = s.recv(65536)
+        assert reply.startswith(b"HTTP/1.1 431"), reply[:40]
+        assert _closed_within(s, 5)
+    with socket.create_connection(("127.0.0.1", server)) as s:  # a head that keeps coming
+        try:
+            s.sendall(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            for _ in range(64):
+                s.sendall(b"X-More: " + b"a" * 1024 + b"\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        assert _closed_within(s, 5)
+
+
+def test_still_serving_after_the_abuse(server):
+    conn = http.client.HTTPConnection("127.0.0.1", server, timeout=10)
+    conn.request("GET", "/api/health")
+    assert conn.getresponse().status == 200
+
+
+def test_overload_is_answered_503_quickly(server):
+    """Two searches may run or wait; 24 distinct costly queries at once: the rest get a fast 503."""
+    def one(i: int) -> tuple[int, str | None, float]:
+        q = urllib.parse.quote(f"明手 藏牌 罚张 定约人 防守人 庄家 犯规 首引 {i}")
+        conn = http.client.HTTPConnection("127.0.0.1", server, timeout=30)
+        started = time.monotonic()
+        conn.request("GET", f"/api/search?limit=50&q={q}")
+        resp = conn.getresponse()
+        resp.read()
+        return resp.status, resp.getheader("retry-after"), time.monotonic() - started
+
+    with concurrent.futures.ThreadPoolExecutor(24) as pool:
+        results = list(pool.map(one, range(24)))
+    statuses = [s for s, _, _ in results]
+    assert set(statuses) <= {200, 503} and 503 in statuses and 200 in statuses, statuses
+    assert all(retry == "1" for s, retry, _ in results if s == 503)
+    assert max(t for s, _, t in results if s == 503) < 2.0
