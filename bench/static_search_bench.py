@@ -4,8 +4,8 @@
         [--site site] [--agree]
 
 Both engines answer the same questions in the same run; prints MRR@10 (any graded id counts;
-also grade 2 only when the file has grades), Recall@5 and the share of questions whose first
-result is the same. Only aggregate figures are printed (held-out questions are not shown).
+also grade 2 only when the file has grades), Recall@5, and the share of questions whose first
+result, and whose first five results in order, are the same. Only aggregate figures are printed (held-out questions are not shown).
 Query files: `query<TAB>id<TAB>id...` (bench/queries.tsv) or `query<TAB>kind<TAB>id=grade ...`
 (bench/heldout.tsv).
 """
@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
             line += f"  MRR@10 (grade 2) {scores(got, judged, 2)[0]:.3f}"
         print(line + f"  ({took:.2f} s wall, process included)")
     same = sum(1 for a, s in zip(api, static) if a[:1] == s[:1]) / max(1, len(judged))
-    print(f"  same first result: {same:.0%}")
+    same5 = sum(1 for a, s in zip(api, static) if a[:5] == s[:5]) / max(1, len(judged))
+    print(f"  same first result: {same:.0%}  same top 5 (in order): {same5:.0%}")
     if args.verbose:
         if args.queries.name == "heldout.tsv":
             raise SystemExit("--verbose is for the tuning file only")

@@ -1,18 +1,23 @@
-// The site's own search engine: the server engine's query analysis over the static index that
-// `kb build` writes (kb/site/static_search.py). Runs in the page (also from file://) and in node
-// (bench/static_search_bench.py). No DOM here: KbEngine.open(load) takes a loader that returns a
-// Promise of a chunk's data given its path relative to the edition root.
+// The site's own search engine: kb/search's query analysis and ranking (parse.py, rank.py,
+// engine.py) over the static index that `kb build` writes (kb/site/static_search.py). Runs in
+// the page (also from file://) and in node (bench/static_search_bench.py). No DOM here:
+// KbEngine.open(metaPath, load) takes a loader that returns a Promise of a chunk's data given
+// its path relative to the edition root.
+//
+// Every step is synchronous over the chunks loaded so far; a look-up in a chunk not yet
+// loaded (a lexicon shard, a postings shard, a display block) records the chunk and answers
+// "nothing". A search runs its steps, loads what was missing, and runs again until nothing
+// was: the last run saw every chunk it read, so it computes what the server computes.
 (function (global) {
   "use strict";
-
-  var K1 = 1.2, B = 0.75;
-  var CANDIDATES = 200;
 
   function isCJK(code) {
     return (code >= 0x4E00 && code <= 0x9FFF) || (code >= 0x3400 && code <= 0x4DBF) ||
       (code >= 0xF900 && code <= 0xFAFF) || (code >= 0xD840 && code <= 0xD87E);
   }
   var ALNUM = /[\p{L}\p{N}]/u;
+  var SPACE = /\s+/;
+  var CONTROLS = /\p{C}/gu;  // strip_controls: every control, format, surrogate, private-use, unassigned
 
   function termHash(term) {
     var h = 0x811C9DC5;
@@ -22,44 +27,76 @@
     }
     return h >>> 0;
   }
+  function words1(text) { return text.split(SPACE).filter(Boolean); }
+  function reEscape(s) { return s.replace(/[.*+?^${}()|[\]\\\/-]/g, "\\$&"); }
+  function isAscii(s) { return /^[\x00-\x7f]*$/.test(s); }
+  function uniq(list) { return Array.from(new Set(list)); }
+  function MissingChunk() {}
 
   function Engine(meta, load) {
+    var self = this;
     this.meta = meta;
     this.load = load;
-    this.n = meta.count;
-    this.p = meta.params;
-    this.vocab = new Set(meta.vocab.split(" "));
-    this.maxWord = 1;
-    var self = this;
-    this.vocab.forEach(function (w) { if (w.length > self.maxWord) self.maxWord = w.length; });
+    this.n = Math.max(1, meta.count);
+    this.R = meta.ranking;
+    this.Q = meta.query;
     this.fold = {};
     var from = Array.from(meta.fold[0]), to = Array.from(meta.fold[1]);
     for (var i = 0; i < from.length; i++) this.fold[from[i]] = to[i];
-    this.stop = new Set(meta.stopwords);
-    this.syn = {};
-    this.synChars = {};
-    meta.synonyms.forEach(function (group) {
-      var single = group.every(function (m) { return m.length === 1; });
-      group.forEach(function (m) {
-        var others = self.syn[m] || (self.syn[m] = []);
-        group.forEach(function (o) { if (o !== m && others.indexOf(o) < 0) others.push(o); });
-        if (single) {
-          var cs = self.synChars[m] || (self.synChars[m] = []);
-          group.forEach(function (o) { if (o !== m && cs.indexOf(o) < 0) cs.push(o); });
-        }
-      });
-    });
+    this.stop = new Set(this.Q.stopwords);
+    this.negators = new Set(Array.from(this.Q.negators));
+    this.domain = new Set(meta.lexicon.domain);
+    this.logTotal = Math.log(Math.max(1, meta.lexicon.total));
     this.byId = {};
     meta.ids.forEach(function (id, n) { self.byId[id] = n; });
-    this.cites = meta.citations.patterns.map(function (p) { return { kind: p[0], re: new RegExp(p[1], p[2]) }; });
-    this.shards = {};     // shard number -> Promise of {w: {...}, g: {...}}
-    this.blocks = {};     // block number -> Promise of display data
-    this.postingCache = {};
-    this.coverCache = new Map();
+    this.twin = {};
+    meta.ids.forEach(function (id, n) {
+      var k = id.indexOf(":"), other = meta.twins[id.slice(0, k)];
+      var m = other ? self.byId[other + ":" + id.slice(k + 1)] : undefined;
+      if (m !== undefined) self.twin[n] = m;
+    });
+    var present = new Set(meta.work);
+    this.works = meta.works.filter(function (w, i) { return present.has(i); });
+    this.cites = meta.citations.patterns.map(function (p) { return { kind: p[0], re: new RegExp(p[1], p[2] + "g") }; });
+    this.phraseRe = new RegExp(this.Q.phrase[0], this.Q.phrase[1] + "g");
+    this.countedRe = new RegExp(this.Q.counted[0], this.Q.counted[1] + "g");
+    this.definitionRes = this.Q.definition.map(function (p) { return new RegExp(p[0], p[1]); });
+    this.chunks = {};      // chunk name -> data, once loaded
+    this.loading = {};     // chunk name -> Promise
   }
 
-  // --- analysis ---------------------------------------------------------------------------
-  // The server's fold (fullwidth to halfwidth, Traditional to Simplified), same length.
+  // --- chunks -------------------------------------------------------------------------------
+  Engine.prototype.chunk = function (name) {
+    var data = this.chunks[name];
+    if (data === undefined) { this.pass.missing.add(name); return null; }
+    return data;
+  };
+  Engine.prototype.fetch = function (names) {
+    var self = this;
+    return Promise.all(names.map(function (name) {
+      if (!self.loading[name]) {
+        self.loading[name] = self.load(self.meta.files[name]).then(function (data) { self.chunks[name] = data; });
+        self.loading[name].catch(function () { delete self.loading[name]; });
+      }
+      return self.loading[name];
+    }));
+  };
+  // Run fn (synchronous, over loaded chunks) until it needed no chunk that was not loaded.
+  Engine.prototype.complete = function (fn, preload) {
+    var self = this;
+    function attempt() {
+      self.pass = { missing: new Set(), analysis: new Map(), bm25: new Map(), contained: new Map(),
+                    groupDocs: new Map(), wordDocs: new Map() };
+      var out = fn();
+      var missing = Array.from(self.pass.missing);
+      self.pass = null;
+      if (!missing.length) return Promise.resolve(out);
+      return self.fetch(missing).then(attempt);
+    }
+    return this.fetch(preload || []).then(attempt);
+  };
+
+  // --- analysis (kb/search/analysis.py, lexicon.py) -------------------------------------------
   Engine.prototype.foldText = function (text) {
     var out = "";
     for (var i = 0; i < text.length; i++) {
@@ -68,8 +105,6 @@
     }
     return out;
   };
-
-  // fold plus lowercase, keeping the length.
   Engine.prototype.normalize = function (text) {
     var folded = this.foldText(text), out = "";
     for (var i = 0; i < folded.length; i++) {
@@ -78,8 +113,6 @@
     }
     return out;
   };
-
-  // Runs of a normalized text: [run, start, end, isCJK]; other characters split runs.
   function runs(norm) {
     var out = [], i = 0, n = norm.length;
     while (i < n) {
@@ -97,36 +130,80 @@
     }
     return out;
   }
-
-  // Words of a normalized text: forward maximum match over the index's vocabulary.
-  Engine.prototype.words = function (norm) {
-    var out = [], self = this;
-    runs(norm).forEach(function (r) {
-      if (!r[3]) { out.push(r[0]); return; }
-      var s = r[0], i = 0;
-      while (i < s.length) {
-        var L = Math.min(self.maxWord, s.length - i), w = s[i];
-        for (; L >= 2; L--) {
-          if (self.vocab.has(s.substr(i, L))) { w = s.substr(i, L); break; }
+  Engine.prototype.lexShard = function (ch) { return "l" + (termHash(ch) % this.meta.lexicon.shards); };
+  // A word's frequency in the search lexicon (0 if it is not a word).
+  Engine.prototype.freq = function (word) {
+    if (!word) return 0;
+    var shard = this.chunk(this.lexShard(word[0]));
+    return (shard && shard[word]) || 0;
+  };
+  // jieba's maximum-probability route over the dictionary's DAG (Lexicon.cut_run).
+  Engine.prototype.cutRun = function (run, without) {
+    var n = run.length, maxlen = this.meta.lexicon.maxlen, logTotal = this.logTotal;
+    var route = new Array(n + 1);
+    route[n] = [0, 0];
+    for (var i = n - 1; i >= 0; i--) {
+      var best = null, f = this.freq(run[i]);
+      if (f && run[i] !== without) best = [Math.log(f) - logTotal + route[i + 1][0], i];
+      var top = Math.min(n, i + maxlen);
+      for (var j = i + 2; j <= top; j++) {
+        var w = run.slice(i, j), fw = this.freq(w);
+        if (fw && (without === undefined || w !== without)) {
+          var cand = [Math.log(fw) - logTotal + route[j][0], j - 1];
+          if (best === null || cand[0] > best[0] || (cand[0] === best[0] && cand[1] > best[1])) best = cand;
         }
-        out.push(w);
-        i += w.length;
       }
-    });
+      route[i] = best || [-logTotal + route[i + 1][0], i];
+    }
+    var out = [];
+    for (var k = 0; k < n;) {
+      var e = route[k][1] + 1;
+      out.push(run.slice(k, e));
+      k = e;
+    }
     return out;
   };
-
-  // The gram terms that show a string occurs in a record (all must be present).
-  function gramSeq(norm) {
-    var out = [];
+  // {words: [[word, start, end]], bigrams, unigrams} of a text (analysis.analyze).
+  Engine.prototype.analyze = function (text) {
+    var cache = this.pass.analysis, hit = cache.get(text);
+    if (hit) return hit;
+    var norm = this.normalize(text), words = [], bigrams = [], unigrams = [], self = this, NEG = this.Q.neg;
     runs(norm).forEach(function (r) {
-      if (!r[3] || r[0].length === 1) { out.push(r[0]); return; }
-      for (var i = 0; i + 1 < r[0].length; i++) out.push(r[0].substr(i, 2));
+      var run = r[0], s = r[1];
+      if (!r[3]) { words.push([run, s, s + run.length]); bigrams.push(run); return; }
+      var negated = new Array(run.length).fill(false), toks = self.cutRun(run), pos = 0, k = 0;
+      while (k < toks.length) {
+        var w = toks[k], start = pos;
+        if (self.negators.has(w) && k + 1 < toks.length && !self.negators.has(toks[k + 1])) {
+          var nxt = toks[k + 1];
+          for (var i = pos + 1; i < pos + 1 + nxt.length; i++) negated[i] = true;
+          w = w + nxt;
+          k++;
+        } else if (w.length >= 3 && self.negators.has(w[0]) && self.freq(w.slice(1))) {
+          for (var i2 = pos + 1; i2 < pos + w.length; i2++) negated[i2] = true;
+        }
+        pos += w.length;
+        words.push([w, s + start, s + pos]);
+        k++;
+      }
+      for (var c = 0; c < run.length; c++) {
+        unigrams.push(negated[c] ? NEG + run[c] : run[c]);
+        if (c + 1 < run.length) {
+          var bg = run.slice(c, c + 2);
+          bigrams.push(negated[c] && negated[c + 1] ? NEG + bg : bg);
+        }
+      }
     });
-    return out;
-  }
+    hit = { words: words, bigrams: bigrams, unigrams: unigrams };
+    cache.set(text, hit);
+    return hit;
+  };
+  Engine.prototype.wordsOf = function (text) { return this.analyze(text).words.map(function (w) { return w[0]; }); };
+  Engine.prototype.generic = function (word) {
+    return !this.domain.has(word) && (word.length < 2 || this.freq(word) >= this.meta.lexicon.generic);
+  };
 
-  // --- citations (the server's grammar, exported by the build) ----------------------------
+  // --- citations (kb/search/citations.py, the patterns exported by the build) ----------------
   Engine.prototype.chineseNumber = function (text) {
     var d = this.meta.citations.cnDigits, u = this.meta.citations.cnUnits;
     if (!text) return null;
@@ -139,17 +216,15 @@
     }
     return total + (digit || 0);
   };
-
   Engine.prototype.citeFrom = function (kind, g) {
     var c = this.meta.citations, raw = g.num;
-    var digits = /^[0-9]+$/.test(raw);
-    var num = digits ? parseInt(raw, 10) : this.chineseNumber(raw);
+    var num = /^[0-9]+$/.test(raw) ? parseInt(raw, 10) : this.chineseNumber(raw);
     if (num === null) return null;
     if (kind === "mj") {
       if (num < 1 || num > c.maxPattern) return null;
-      return { law: null, path: [c.mahjongSection, String(num)], work: c.mahjongWork };
+      return { law: null, path: ["patterns", String(num)], work: c.mahjongWork };
     }
-    if (kind === "zh" && !g.di && (!digits || !g.clause)) return null;
+    if (kind === "zh" && !g.di && !g.clause && num < c.minBareLaw) return null;
     if (num < 1 || num > c.maxLaw) return null;
     var path = [String(num)];
     if (g.clause) {
@@ -162,7 +237,6 @@
     }
     return { law: num, path: path, work: null };
   };
-
   // [citations, rest of the query]; spans index the query (folding keeps the length).
   Engine.prototype.splitCitations = function (q) {
     var text = this.foldText(q), taken = new Array(text.length).fill(false), found = [], self = this;
@@ -185,355 +259,469 @@
     found.sort(function (a, b) { return a.start - b.start; });
     var rest = "";
     for (var i = 0; i < q.length; i++) rest += taken[i] ? " " : q[i];
-    return [found, rest.split(/\s+/).filter(Boolean).join(" ")];
+    return [found, words1(rest).join(" ")];
   };
-
   function suffix(c) { return c.law === null ? c.path.join(".") : c.path.join(""); }
-  function pathkey(c) { return c.path.map(function (p) { return p + "/"; }).join(""); }
+  function pathkey(path) { return path.map(function (p) { return p + "/"; }).join(""); }
 
-  // --- postings ---------------------------------------------------------------------------
-  Engine.prototype.shard = function (n) {
-    if (!this.shards[n]) this.shards[n] = this.load(this.meta.files["p" + n]);
-    return this.shards[n];
+  // --- postings and BM25 (kb/search/rank.py) ------------------------------------------------------
+  var SLOT = { title: 0, text: 1, context: 2 };
+  // [[doc, tf], ...] of a term in a field: title/text/context words, bigram, unigram.
+  Engine.prototype.posting = function (field, term) {
+    var kind = field === "bigram" ? "b" : field === "unigram" ? "u" : "w";
+    var shard = this.chunk("p" + (termHash(kind + ":" + term) % this.meta.shards));
+    var flat = shard && shard[kind][term], out = [];
+    if (!flat) return out;
+    var width = kind === "w" ? 3 : 1, slot = kind === "w" ? SLOT[field] : 0, doc = 0;
+    for (var i = 0; i < flat.length; i += width + 1) {
+      doc += flat[i];
+      var tf = flat[i + 1 + slot];
+      if (tf) out.push([doc, tf]);
+    }
+    return out;
   };
-
-  Engine.prototype.ensure = function (terms) {
-    var self = this, need = {};
-    terms.forEach(function (t) { need[termHash(t) % self.meta.shards] = true; });
-    return Promise.all(Object.keys(need).map(function (n) {
-      return self.shard(+n).then(function (data) { self.shards["loaded" + n] = data; });
-    }));
-  };
-
-  // {docs: Map doc -> [tf...]} of a loaded term ("w:word" or "g:gram").
-  Engine.prototype.posting = function (term) {
-    var hit = this.postingCache[term];
+  Engine.prototype.bm25 = function (field, term) {
+    var key = field + "\u0000" + term, hit = this.pass.bm25.get(key);
     if (hit) return hit;
-    var data = this.shards["loaded" + (termHash(term) % this.meta.shards)];
-    var kind = term[0], text = term.slice(2);
-    var flat = data && data[kind][text];
-    var width = kind === "w" ? 3 : 1, map = new Map(), doc = 0;
-    var df = kind === "w" ? [0, 0, 0] : [0];
-    if (flat) {
-      for (var i = 0; i < flat.length; i += width + 1) {
-        doc += flat[i];
-        var row = flat.slice(i + 1, i + 1 + width);
-        map.set(doc, row);
-        for (var k = 0; k < width; k++) if (row[k]) df[k]++;
-      }
-    }
-    hit = { docs: map, df: df };
-    this.postingCache[term] = hit;
-    return hit;
-  };
-
-  Engine.prototype.bm25 = function (tf, df, field, doc) {
-    var L = this.meta.lengths[field][doc] || 1, avg = this.meta.avg[field] || 1;
-    var idf = Math.log(this.n / (df + 1)) + 1;
-    return idf * (tf * (K1 + 1)) / (tf + K1 * ((1 - B) + B * L / avg));
-  };
-
-  // --- query ------------------------------------------------------------------------------
-  var PHRASE = /"([^"]*)"|“([^”]*)”|「([^」]*)」|『([^』]*)』|《([^》]*)》/g;
-  var QUOTES = /["“”「」『』《》]/g;
-
-  Engine.prototype.parse = function (q) {
-    var split = this.splitCitations(q), cites = split[0];
-    var rest = this.normalize(split[1]), groups = [], seen = new Set(), self = this;
-    rest = rest.replace(PHRASE, function () {
-      var text = "";
-      for (var i = 1; i < arguments.length - 2; i++) if (typeof arguments[i] === "string") { text = arguments[i]; break; }
-      text = text.split(/\s+/).filter(Boolean).join(" ");
-      var toks = self.words(text);
-      if (toks.length && !seen.has(text)) {
-        seen.add(text);
-        if (toks.length === 1 && self.stop.has(toks[0])) return " ";
-        groups.push({ label: text, alts: [[text, 1]], required: true });
-      }
-      return " ";
-    }).replace(QUOTES, " ");
-    var words = this.words(rest);
-    for (var i = 0; i < words.length && groups.length < this.p.maxGroups; i++) {
-      var w = words[i];
-      this.meta.questionPrefixes.forEach(function (p) {
-        if (w.indexOf(p) === 0 && w.length > p.length) w = w.slice(p.length);
+    var rows = this.posting(field, term), out = new Map();
+    if (rows.length) {
+      var R = this.R, n = this.n, idf = Math.log(1.0 + (n - rows.length + 0.5) / (rows.length + 0.5));
+      var dl = this.meta.lengths[field], avg = this.meta.avg[field];
+      rows.forEach(function (r) {
+        var tf = r[1];
+        out.set(r[0], idf * tf * (R.k1 + 1) / (tf + R.k1 * (1 - R.b + R.b * dl[r[0]] / avg)));
       });
-      if (this.stop.has(w) || seen.has(w)) continue;
-      seen.add(w);
-      groups.push(this.group(w));
     }
-    return { cites: cites, groups: groups };
+    this.pass.bm25.set(key, out);
+    return out;
   };
-
-  Engine.prototype.group = function (w) {
-    var alts = [[w, 1]], names = new Set([w]), self = this, p = this.p;
-    (this.syn[w] || []).forEach(function (s) {
-      if (!names.has(s) && !self.stop.has(s)) { names.add(s); alts.push([s, p.synonym]); }
+  function add(map, d, v) { map.set(d, (map.get(d) || 0) + v); }
+  Engine.prototype.gramsOf = function (s) {
+    var a = this.analyze(s);
+    return a.bigrams.length ? ["bigram", a.bigrams] : ["unigram", a.unigrams];
+  };
+  // Records whose title or text holds every gram of s.
+  Engine.prototype.contained = function (s) {
+    var hit = this.pass.contained.get(s);
+    if (hit) return hit;
+    var g = this.gramsOf(s), self = this, out = new Set();
+    if (g[1].length) {
+      var sets = uniq(g[1]).map(function (t) { return self.posting(g[0], t); });
+      sets.sort(function (a, b) { return a.length - b.length; });
+      sets[0].forEach(function (r) { out.add(r[0]); });
+      for (var i = 1; i < sets.length && out.size; i++) {
+        var has = new Set(sets[i].map(function (r) { return r[0]; }));
+        out.forEach(function (d) { if (!has.has(d)) out.delete(d); });
+      }
+    }
+    this.pass.contained.set(s, out);
+    return out;
+  };
+  Engine.prototype.known = function (s) {
+    if (this.contained(s).size) return true;
+    for (var f in SLOT) if (this.posting(f, s).length) return true;
+    return false;
+  };
+  Engine.prototype.wordScores = function (s) {
+    var words = uniq(this.wordsOf(s)), acc = new Map(), have = new Map(), self = this;
+    if (!words.length) return acc;
+    var fields = this.R.wordFields;
+    words.forEach(function (w) {
+      var seen = new Set();
+      Object.keys(fields).forEach(function (f) {
+        self.bm25(f, w).forEach(function (sc, d) { add(acc, d, fields[f] * sc); seen.add(d); });
+      });
+      seen.forEach(function (d) { add(have, d, 1); });
     });
-    if (w.length >= 2) {
-      for (var i = 0; i < w.length; i++) {
-        (this.synChars[w[i]] || []).forEach(function (alt) {
-          var cand = w.slice(0, i) + alt + w.slice(i + 1);
-          if (!names.has(cand)) { names.add(cand); alts.push([cand, p.synonym, "corpus"]); }
-        });
-      }
-    }
-    if (w.length >= p.subwordMinLen) {
-      for (var a = 0; a < w.length; a++) {
-        for (var b = a + 2; b <= w.length; b++) {
-          var s = w.slice(a, b);
-          if (s !== w && this.vocab.has(s) && !names.has(s) && !this.stop.has(s)) {
-            names.add(s); alts.push([s, p.subword, "corpus"]);
-          }
-        }
-      }
-    }
-    return { label: w, alts: alts, required: false };
+    var out = new Map();
+    acc.forEach(function (sc, d) { if (have.get(d) === words.length) out.set(d, sc); });
+    return out;
   };
-
-  Engine.prototype.terms = function (groups) {
-    var out = [], self = this;
+  Engine.prototype.gramScores = function (s) {
+    var g = this.gramsOf(s), acc = new Map(), self = this;
+    g[1].forEach(function (t) { self.bm25(g[0], t).forEach(function (sc, d) { add(acc, d, sc); }); });
+    return acc;
+  };
+  Engine.prototype.groupScores = function (g) {
+    var best = new Map(), self = this, GW = this.R.gramWeight;
+    g.alts.forEach(function (alt) {
+      var per = new Map();
+      self.wordScores(alt[0]).forEach(function (sc, d) { add(per, d, sc); });
+      if (GW) self.gramScores(alt[0]).forEach(function (sc, d) { add(per, d, GW * sc); });
+      per.forEach(function (sc, d) {
+        sc *= alt[1];
+        if (sc > (best.get(d) || 0)) best.set(d, sc);
+      });
+    });
+    return best;
+  };
+  function strings(g) { return g.alts.map(function (a) { return a[0]; }); }
+  Engine.prototype.groupDocs = function (g) {
+    var key = strings(g).join("\u0000"), hit = this.pass.groupDocs.get(key), self = this;
+    if (hit) return hit;
+    var out = new Set();
+    strings(g).forEach(function (s) { self.contained(s).forEach(function (d) { out.add(d); }); });
+    this.pass.groupDocs.set(key, out);
+    return out;
+  };
+  Engine.prototype.wordDocs = function (g) {
+    var key = strings(g).join("\u0000"), hit = this.pass.wordDocs.get(key), self = this;
+    if (hit) return hit;
+    var out = new Set();
+    strings(g).forEach(function (s) {
+      var words = self.wordsOf(s);
+      if (!words.length) return;
+      var sets = words.map(function (w) {
+        var set = new Set();
+        for (var f in SLOT) self.posting(f, w).forEach(function (r) { set.add(r[0]); });
+        return set;
+      });
+      sets[0].forEach(function (d) {
+        if (sets.every(function (set) { return set.has(d); })) out.add(d);
+      });
+    });
+    this.pass.wordDocs.set(key, out);
+    return out;
+  };
+  Engine.prototype.rarity = function (g) { return Math.log(1.0 + this.n / (1.0 + this.groupDocs(g).size)); };
+  Engine.prototype.queryFamily = function (groups) {
+    var votes = new Map(), self = this, R = this.R, fam = this.meta.family;
     groups.forEach(function (g) {
-      g.alts.forEach(function (a) {
-        self.words(a[0]).forEach(function (t) { out.push("w:" + t); });
-        gramSeq(a[0]).forEach(function (t) { out.push("g:" + t); });
-      });
+      if (self.generic(g.label) && !isAscii(g.label)) return;
+      var docs = self.wordDocs(g);
+      if (!docs.size) return;
+      var count = new Map();
+      Array.from(docs).sort(function (a, b) { return a - b; }).forEach(function (d) { add(count, fam[d], 1); });
+      var top = null, n = -1;
+      count.forEach(function (c, f) { if (c > n) { top = f; n = c; } });
+      if (n >= R.domainShare * docs.size) add(votes, top, self.rarity(g));
     });
-    return out;
+    if (!votes.size) return null;
+    var ranked = Array.from(votes.entries()).sort(function (a, b) { return b[1] - a[1]; });
+    if (ranked.length === 1 || ranked[0][1] >= 2 * ranked[1][1]) return ranked[0][0];
+    return null;
   };
-
-  // Records in which a string occurs (every gram of it, or for a lone word its word posting).
-  Engine.prototype.covering = function (s) {
-    var self = this, out = null;
-    if (this.coverCache.has(s)) return this.coverCache.get(s);
-    gramSeq(s).forEach(function (t) {
-      var docs = self.posting("g:" + t).docs, next = new Set();
-      if (out === null) docs.forEach(function (_, d) { next.add(d); });
-      else out.forEach(function (d) { if (docs.has(d)) next.add(d); });
-      out = next;
-    });
-    out = out || new Set();
-    var toks = this.words(s);
-    if (toks.length === 1) this.posting("w:" + toks[0]).docs.forEach(function (_, d) { out.add(d); });
-    this.coverCache.set(s, out);
-    return out;
-  };
-
-  // Scores of one alternative string: words in title/text/context, grams; [Map doc -> score].
-  Engine.prototype.altScores = function (s, weight, acc, allowed) {
-    var toks = this.words(s), seq = gramSeq(s), p = this.p, self = this;
-    if (!toks.length || !seq.length) return;
-    var fields = [["title", 0, p.title], ["text", 1, p.text], ["context", 2, p.context]];
-    fields.forEach(function (f) {
-      var per = null;
-      toks.forEach(function (t) {
-        var post = self.posting("w:" + t), next = new Map();
-        post.docs.forEach(function (row, d) {
-          if (!row[f[1]] || (allowed && !allowed.has(d))) return;
-          if (per && !per.has(d)) return;
-          next.set(d, (per ? per.get(d) : 0) + self.bm25(row[f[1]], post.df[f[1]], f[0], d));
-        });
-        per = next;
-      });
-      if (per) per.forEach(function (sc, d) { acc.set(d, (acc.get(d) || 0) + sc * f[2] * weight); });
-    });
-    if (p.grams > 0 && (seq.length > 1 || seq[0].length > 1)) {
-      var per = null;
-      seq.forEach(function (t) {
-        var post = self.posting("g:" + t), next = new Map();
-        post.docs.forEach(function (row, d) {
-          if ((allowed && !allowed.has(d)) || (per && !per.has(d))) return;
-          next.set(d, (per ? per.get(d) : 0) + self.bm25(row[0], post.df[0], "grams", d));
-        });
-        per = next;
-      });
-      per.forEach(function (sc, d) { acc.set(d, (acc.get(d) || 0) + sc * p.grams * weight); });
-    }
-  };
-
-  Engine.prototype.isCommon = function (g) {
-    var self = this;
-    return g.alts.every(function (a) {
-      var toks = self.words(a[0]);
-      return toks.length === 1 && self.posting("w:" + toks[0]).df[1] > 0.3 * self.n;
-    });
-  };
-
-  Engine.prototype.byWords = function (parsed, limit, allowed) {
-    var self = this;
-    var required = parsed.groups.filter(function (g) { return g.required; });
-    var optional = parsed.groups.filter(function (g) { return !g.required; });
-    var rare = optional.filter(function (g) { return !self.isCommon(g); });
+  // Ranker.rank: [[doc, score], ...] best first.
+  Engine.prototype.rankGroups = function (groups, allowed, text) {
+    var R = this.R, self = this;
+    var required = groups.filter(function (g) { return g.required; });
+    var optional = groups.filter(function (g) { return !g.required; });
     var scores = new Map();
-    if (required.length) {
-      var must = allowed;
-      required.forEach(function (g) {
-        var acc = new Map();
-        g.alts.forEach(function (a) { self.altScores(a[0], a[1], acc, must); });
-        var cov = new Set();
-        g.alts.forEach(function (a) { self.covering(a[0]).forEach(function (d) { cov.add(d); }); });
-        var next = new Set();
-        acc.forEach(function (sc, d) { if (cov.has(d)) { next.add(d); scores.set(d, (scores.get(d) || 0) + sc); } });
-        scores.forEach(function (_, d) { if (!next.has(d)) scores.delete(d); });
-        must = next;
-      });
-      if (!must || !must.size) return [];
-      (rare.length ? rare : optional).forEach(function (g) {
-        var acc = new Map();
-        g.alts.forEach(function (a) { self.altScores(a[0], a[1], acc, must); });
-        acc.forEach(function (sc, d) { scores.set(d, (scores.get(d) || 0) + sc); });
-      });
-    } else {
-      (rare.length ? rare : optional).forEach(function (g) {
-        g.alts.forEach(function (a) { self.altScores(a[0], a[1], scores, allowed); });
+    groups.forEach(function (g) { self.groupScores(g).forEach(function (sc, d) { add(scores, d, sc); }); });
+    if (text && R.queryGramWeight && optional.length) {
+      this.gramScores(text).forEach(function (sc, d) {
+        if (scores.has(d) || optional.length > 1) add(scores, d, R.queryGramWeight * sc);
       });
     }
-    var cands = Array.from(scores.entries()).sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; })
-      .slice(0, Math.max(CANDIDATES, limit * 5));
-    var cover = optional.map(function (g) {
-      var set = new Set();
-      g.alts.forEach(function (a) { self.covering(a[0]).forEach(function (d) { set.add(d); }); });
-      return set;
+    if (allowed) scores.forEach(function (_, d) { if (!allowed(d)) scores.delete(d); });
+    required.forEach(function (g) {
+      var docs = self.groupDocs(g);
+      scores.forEach(function (_, d) { if (!docs.has(d)) scores.delete(d); });
     });
-    var weights = cover.map(function (set) {
-      var any = cands.some(function (c) { return set.has(c[0]); });
-      return any ? Math.log(1 + self.n / (1 + set.size)) : 0;
+    if (!scores.size) return [];
+    var fam = this.queryFamily(optional);
+    if (fam !== null) {
+      scores.forEach(function (sc, d) { if (self.meta.family[d] !== fam) scores.set(d, sc * R.domainPenalty); });
+    }
+    var entries = Array.from(scores.entries());
+    if (entries.length > R.candidates) {
+      entries.sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; });
+      entries = entries.slice(0, R.candidates);
+    }
+    var covers = optional.map(function (g) {
+      var c = self.groupDocs(g);
+      if (!R.unitEvidence) return c;
+      var out = new Set(c);
+      c.forEach(function (d) { if (d in self.twin) out.add(self.twin[d]); });
+      return out;
+    });
+    var weights = optional.map(function (g, i) {
+      return entries.some(function (e) { return covers[i].has(e[0]); }) ? g.weight * self.rarity(g) : 0.0;
     });
     var total = weights.reduce(function (a, b) { return a + b; }, 0);
-    var keyed = cands.map(function (c) {
+    var keyed = entries.map(function (e) {
       var got = 0;
-      cover.forEach(function (set, i) { if (set.has(c[0])) got += weights[i]; });
-      var share = total ? got / total : 1;
-      return [share >= 1 - 1e-9 ? 1 : 0, c[1] * share, c[0]];
+      covers.forEach(function (c, i) { if (c.has(e[0])) got += weights[i]; });
+      var share = total ? got / total : 1.0;
+      return [share >= 1.0 - 1e-9 || !R.strictTier ? 1 : 0, e[1] * Math.pow(share, R.coveragePower), e[0]];
     });
     keyed.sort(function (a, b) { return b[0] - a[0] || b[1] - a[1] || a[2] - b[2]; });
     return keyed.map(function (k) { return [k[2], k[1]]; });
   };
 
-  Engine.prototype.allowed = function (work, cites) {
-    var m = this.meta, works = m.works, out = null;
-    if (!work && !(cites && cites.length)) return null;
-    out = new Set();
-    for (var d = 0; d < this.n; d++) {
-      var w = works[m.work[d]];
-      if (work && w !== work) continue;
-      if (cites && cites.length && !cites.some(function (c) {
-        return m.pathkey[d].indexOf(pathkey(c)) === 0 && (!c.work || c.work === w);
-      })) continue;
-      out.add(d);
+  // --- query (kb/search/parse.py) ---------------------------------------------------------------
+  Engine.prototype.definitionTerm = function (text) {
+    for (var i = 0; i < this.definitionRes.length; i++) {
+      var m = this.definitionRes[i].exec(text);
+      if (m) {
+        var t = m.groups.term.replace(/^[ ?？]+|[ ?？]+$/g, "");
+        if (t) return t;
+      }
+    }
+    return null;
+  };
+  function chineseNumeral(n, numerals) {
+    var tens = Math.floor(n / 10), ones = n % 10;
+    if (!tens) return numerals[ones];
+    return (tens === 1 ? "" : numerals[tens]) + "十" + (ones ? numerals[ones] : "");
+  }
+  function latinPhrase(text, phrase) {
+    var body = words1(phrase).map(reEscape).join("[\\s\\-]+");
+    return new RegExp("(?<![a-z])" + body + "(?:s|es|d|ed|'s|’s)?(?![a-z])").exec(text);
+  }
+  Engine.prototype.expand = function (w) {
+    var idx = this.meta.synonyms.index;
+    return Object.prototype.hasOwnProperty.call(idx, w) ? idx[w].slice() : [];
+  };
+  Engine.prototype.expandMined = function (w) {
+    var mined = this.meta.synonyms.mined, curated = this.expand(w);
+    if (!Object.prototype.hasOwnProperty.call(mined, w)) return [];
+    return mined[w].filter(function (m) { return curated.indexOf(m) < 0; });
+  };
+  Engine.prototype.charRewrites = function (w) {
+    var out = [], chars = this.meta.synonyms.chars;
+    if (w.length < 2) return out;
+    for (var i = 0; i < w.length; i++) {
+      var alts = Object.prototype.hasOwnProperty.call(chars, w[i]) ? chars[w[i]] : [];
+      alts.forEach(function (alt) {
+        var cand = w.slice(0, i) + alt + w.slice(i + 1);
+        if (cand !== w && out.indexOf(cand) < 0) out.push(cand);
+      });
     }
     return out;
   };
-
-  Engine.prototype.byCitation = function (cites, work) {
-    var m = this.meta, self = this, exact = [], fallback = [], below = [];
-    var works = m.works.filter(function (w) { return !work || w === work; });
-    cites.forEach(function (c) {
-      works.forEach(function (w) {
-        if (c.work && w !== c.work) return;
-        var d = self.byId[w + ":" + suffix(c)];
-        if (d !== undefined) { exact.push(d); return; }
-        for (var n = c.path.length - 1; n > 0; n--) {
-          d = self.byId[w + ":" + suffix({ law: c.law, path: c.path.slice(0, n) })];
-          if (d !== undefined) { fallback.push(d); break; }
+  Engine.prototype.queryWords = function (text) {
+    var out = [], self = this;
+    this.analyze(text).words.forEach(function (t) {
+      var w = t[0];
+      if (w.length > 1 && !self.negators.has(w[0]) && !self.domain.has(w) && !self.known(w) &&
+          !self.expand(w).length && !self.expandMined(w).length &&
+          Array.from(w).every(function (c) { return isCJK(c.charCodeAt(0)); })) {
+        var pieces = self.cutRun(w, w);
+        if (pieces.some(function (p) { return self.domain.has(p) || (p.length > 1 && self.known(p)); })) {
+          out.push.apply(out, pieces);
+          return;
+        }
+      }
+      out.push(w);
+    });
+    return out;
+  };
+  Engine.prototype.group = function (w) {
+    var Q = this.Q, self = this;
+    var alts = w.indexOf(" ") >= 0 || !this.known(w) ? [] : [[w, 1.0]], names = new Set([w]);
+    function addAlt(s, weight) {
+      if (!names.has(s) && !self.stop.has(s)) { names.add(s); alts.push([s, weight]); }
+    }
+    this.expand(w).forEach(function (s) { addAlt(s, Q.synonym); });
+    this.expandMined(w).forEach(function (s) { addAlt(s, Q.mined); });
+    this.charRewrites(w).forEach(function (s) { if (self.known(s)) addAlt(s, Q.synonym); });
+    if (w.length > 1 && this.negators.has(w[0]) && this.freq(w.slice(1)) && !this.freq(w)) {
+      Q.negationForms.forEach(function (neg) {
+        var s = neg + w.slice(1);
+        if (self.known(s)) addAlt(s, Q.synonym);
+      });
+    }
+    if (!alts.length) alts.push([w, 1.0]);
+    var weight = this.generic(w) && !isAscii(w) ? Q.generic : 1.0;
+    return { label: w, alts: alts.map(function (a) { return [a[0], a[1] * weight]; }), required: false, weight: weight };
+  };
+  // QueryParser.parse: {cites, groups, defines, text}.
+  Engine.prototype.parse = function (q) {
+    var self = this, Q = this.Q;
+    var split = this.splitCitations(q), cites = split[0], rest = this.normalize(split[1]);
+    var groups = [], seen = new Set();
+    rest = rest.replace(this.phraseRe, function () {
+      var text = "";
+      for (var i = 1; i < arguments.length; i++) {
+        if (typeof arguments[i] === "string") { text = arguments[i]; break; }
+        if (typeof arguments[i] === "number") break;
+      }
+      text = words1(text).join(" ");
+      var words = self.wordsOf(text);
+      if (words.length && !seen.has(text) && !(words.length === 1 && self.stop.has(words[0]))) {
+        seen.add(text);
+        groups.push({ label: text, alts: [[text, 1.0]], required: true, weight: 1.0 });
+      }
+      return " ";
+    });
+    rest = rest.replace(this.countedRe, function (m, num) { return chineseNumeral(parseInt(num, 10), Q.numerals); });
+    rest = Array.from(rest).map(function (ch) { return Q.quotes.indexOf(ch) >= 0 ? " " : ch; }).join("");
+    var defines = this.definitionTerm(rest);
+    if (/[a-z]/.test(rest)) {
+      this.meta.synonyms.phrases.forEach(function (p) {
+        var m = latinPhrase(rest, p);
+        while (m !== null) {
+          if (!seen.has(p)) { seen.add(p); groups.push(self.group(p)); }
+          rest = rest.slice(0, m.index) + " " + rest.slice(m.index + m[0].length);
+          m = latinPhrase(rest, p);
         }
       });
-      var key = pathkey(c);
-      for (var d = 0; d < self.n; d++) {
+    }
+    var words = this.queryWords(rest);
+    for (var i = 0; i < words.length; i++) {
+      var w = words[i];
+      Q.questionPrefixes.forEach(function (p) { if (w.indexOf(p) === 0 && w.length > p.length) w = w.slice(p.length); });
+      if (this.stop.has(w) || seen.has(w)) continue;
+      seen.add(w);
+      groups.push(this.group(w));
+      if (groups.length >= Q.maxGroups) break;
+    }
+    if (defines !== null) {
+      defines = this.wordsOf(defines).filter(function (w) { return !self.stop.has(w); }).join("") || null;
+    }
+    return { cites: cites, groups: groups, defines: defines, text: words1(rest).join(" ") };
+  };
+
+  // --- display blocks ---------------------------------------------------------------------------
+  Engine.prototype.shown = function (d) {
+    var size = this.meta.docBlock, blk = this.chunk("d" + Math.floor(d / size));
+    if (!blk) return null;
+    var k = d % size, hans = blk.hans[String(k)];
+    return { citation: blk.citation[k], title: blk.title[k], text: blk.text[k], url: blk.url[k],
+             titleHans: hans ? hans[0] : blk.title[k], textHans: hans ? hans[1] : blk.text[k] };
+  };
+  // engine.defines: does record d define term?
+  Engine.prototype.defines = function (d, term) {
+    var s = this.shown(d), D = this.meta.definitions;
+    if (!s) return false;
+    var title = this.normalize(s.titleHans || ""), text = this.normalize(s.textHans || "");
+    if (title && (title === term || title === term + "的定义" || title === term + "定义" || title === "定义" + term)) return true;
+    if (text.indexOf(term) === 0) {
+      var next = text.slice(term.length, term.length + 2);
+      if (D.marks.some(function (m) { return next.indexOf(m) === 0; })) return true;
+    }
+    var t = reEscape(term);
+    return new RegExp("(?:" + D.before.map(reEscape).join("|") + ")" + t + "(?![\\u4e00-\\u9fff])|" +
+      t + "(?:" + D.after.map(reEscape).join("|") + ")").test(text);
+  };
+
+  // --- search (kb/search/engine.py) ---------------------------------------------------------------
+  Engine.prototype.cited = function (cites) {
+    var out = new Set(), m = this.meta, self = this;
+    cites.forEach(function (c) {
+      var key = pathkey(c.path);
+      self.works.forEach(function (w) {
+        if (c.work && w !== c.work) return;
+        var n = self.byId[w + ":" + suffix(c)];
+        if (n !== undefined) out.add(n);
+      });
+      for (var d = 0; d < m.count; d++) {
         var w = m.works[m.work[d]];
-        if (m.pathkey[d].indexOf(key) === 0 && m.pathkey[d] !== key && works.indexOf(w) >= 0 && (!c.work || w === c.work)) below.push(d);
+        if ((!c.work || w === c.work) && m.pathkey[d] !== key && m.pathkey[d].indexOf(key) === 0) out.add(d);
       }
     });
-    below.sort(function (a, b) { return works.indexOf(m.works[m.work[a]]) - works.indexOf(m.works[m.work[b]]) || m.order[a] - m.order[b]; });
+    return out;
+  };
+  Engine.prototype.byCitation = function (cites, allowed) {
+    var m = this.meta, self = this, exact = [], fallback = [], below = [];
+    cites.forEach(function (c) {
+      var key = pathkey(c.path);
+      self.works.forEach(function (w) {
+        if (c.work && w !== c.work) return;
+        var n = self.byId[w + ":" + suffix(c)];
+        if (n !== undefined) exact.push(n);
+        else {
+          for (var k = c.path.length - 1; k > 0; k--) {
+            var a = self.byId[w + ":" + suffix({ law: c.law, path: c.path.slice(0, k) })];
+            if (a !== undefined) { fallback.push(a); break; }
+          }
+        }
+        for (var d = 0; d < m.count; d++) {
+          if (m.works[m.work[d]] === w && m.pathkey[d] !== key && m.pathkey[d].indexOf(key) === 0) below.push(d);
+        }
+      });
+    });
+    below.sort(function (a, b) {
+      return self.works.indexOf(m.works[m.work[a]]) - self.works.indexOf(m.works[m.work[b]]) || m.order[a] - m.order[b];
+    });
     var out = [], seen = new Set();
-    [[exact, 100], [fallback, 50], [below, 10]].forEach(function (part) {
-      part[0].forEach(function (d) { if (!seen.has(d)) { seen.add(d); out.push([d, part[1]]); } });
-    });
-    return out;
-  };
-
-  Engine.prototype.withTwins = function (ranked) {
-    var m = this.meta, out = [], placed = new Set(), self = this;
-    ranked.forEach(function (r) {
-      if (placed.has(r[0])) return;
-      out.push(r); placed.add(r[0]);
-      var id = m.ids[r[0]], i = id.indexOf(":"), twin = m.twins[id.slice(0, i)];
-      var t = twin ? self.byId[twin + ":" + id.slice(i + 1)] : undefined;
-      if (t !== undefined && !placed.has(t)) { out.push([t, r[1], r[0]]); placed.add(t); }
-    });
-    return out;
-  };
-
-  // Ranked [doc, score, twinOf?] for a query; loads the postings it needs.
-  Engine.prototype.rank = function (q, opts) {
-    opts = opts || {};
-    var self = this, limit = opts.limit || 10, work = opts.work || null;
-    q = String(q).slice(0, this.p.maxQuery).replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/g, " ");
-    var parsed = this.parse(q);
-    if (!parsed.cites.length && !parsed.groups.length) return Promise.resolve({ parsed: parsed, ranked: [] });
-    return this.ensure(this.terms(parsed.groups)).then(function () {
-      parsed.groups.forEach(function (g) {
-        g.alts = g.alts.filter(function (a) { return a[2] !== "corpus" || self.covering(a[0]).size > 0; });
+    [[exact, 100.0], [fallback, 50.0], [below, 10.0]].forEach(function (part) {
+      part[0].forEach(function (d) {
+        if (!seen.has(d) && allowed(d)) { seen.add(d); out.push([d, part[1]]); }
       });
-      var ranked;
-      if (!parsed.groups.length) ranked = self.byCitation(parsed.cites, work);
-      else if (parsed.cites.length) {
-        ranked = self.byWords(parsed, limit, self.allowed(work, parsed.cites));
-        if (!ranked.length) ranked = self.byCitation(parsed.cites, work);
-        var seen = new Set(ranked.map(function (r) { return r[0]; }));
-        self.byWords(parsed, limit, self.allowed(work, null)).forEach(function (r) {
-          if (!seen.has(r[0])) ranked.push(r);
-        });
-      } else {
-        ranked = self.byWords(parsed, limit, self.allowed(work, null));
-        if (!work) ranked = self.withTwins(ranked);
+    });
+    return out;
+  };
+  Engine.prototype.definitionsFirst = function (ranked, terms) {
+    var self = this, head = ranked.slice(0, this.meta.definitions.window);
+    var defining = head.filter(function (r) { return terms.some(function (t) { return t && self.defines(r[0], t); }); });
+    if (!defining.length) return ranked;
+    var keep = new Set(defining.map(function (r) { return r[0]; }));
+    return defining.concat(ranked.filter(function (r) { return !keep.has(r[0]); }));
+  };
+  Engine.prototype.foldTwins = function (ranked, limit) {
+    var out = [], placed = new Set(), self = this;
+    for (var i = 0; i < ranked.length && out.length < limit; i++) {
+      var d = ranked[i][0];
+      if (placed.has(d)) continue;
+      placed.add(d);
+      if (d in self.twin) placed.add(self.twin[d]);
+      out.push(ranked[i]);
+    }
+    return out;
+  };
+  // SearchEngine.search up to the ranked records: [[doc, score], ...].
+  Engine.prototype.ranked = function (parsed, limit, work) {
+    var self = this, m = this.meta, ranked;
+    function allowed(d) { return !work || m.works[m.work[d]] === work; }
+    if (!parsed.groups.length) ranked = this.byCitation(parsed.cites, allowed);
+    else if (parsed.cites.length) {
+      var inside = this.cited(parsed.cites);
+      ranked = this.rankGroups(parsed.groups, function (d) { return inside.has(d) && allowed(d); }, parsed.text);
+      if (!ranked.length) ranked = this.byCitation(parsed.cites, allowed);
+      var seen = new Set(ranked.map(function (r) { return r[0]; }));
+      this.rankGroups(parsed.groups, allowed, parsed.text).forEach(function (r) { if (!seen.has(r[0])) ranked.push(r); });
+    } else {
+      ranked = this.rankGroups(parsed.groups, allowed, parsed.text);
+      if (parsed.defines) ranked = this.definitionsFirst(ranked, [parsed.defines]);
+      else if (parsed.groups.length === 1 && !parsed.groups[0].required) {
+        ranked = this.definitionsFirst(ranked, strings(parsed.groups[0]));
       }
-      return { parsed: parsed, ranked: ranked.slice(0, limit) };
-    });
+    }
+    return this.foldTwins(ranked, limit);
   };
-
-  Engine.prototype.block = function (n) {
-    if (!this.blocks[n]) this.blocks[n] = this.load(this.meta.files["d" + n]);
-    return this.blocks[n];
+  Engine.prototype.result = function (d, parsed, score) {
+    var s = this.shown(d), self = this;
+    if (!s) return null;
+    var hay = this.normalize(s.titleHans + "\n" + s.textHans), hits = [];
+    parsed.groups.forEach(function (g) { strings(g).forEach(function (x) { if (x && hay.indexOf(x) >= 0) hits.push(x); }); });
+    var r = { id: this.meta.ids[d], work: this.meta.works[this.meta.work[d]], citation: s.citation, title: s.title,
+              snippet: this.highlight(s.text || s.title, hits), url: s.url };
+    if (score !== undefined) {
+      r.score = Math.round(score * 10000) / 10000;
+      var t = this.twin[d];
+      r.twins = t === undefined ? [] : [self.result(t, parsed)];
+    }
+    return r;
   };
-
-  // Results as the API gives them: {id, work, citation, title, snippet, url, twinOf}.
+  // Results as the API gives them: {id, work, citation, title, score, snippet, url, twins}.
   Engine.prototype.search = function (q, opts) {
-    var self = this, size = this.meta.docBlock;
-    return this.rank(q, opts).then(function (r) {
-      var need = {};
-      r.ranked.forEach(function (x) { need[Math.floor(x[0] / size)] = true; });
-      var ns = Object.keys(need);
-      return Promise.all(ns.map(function (n) { return self.block(+n); })).then(function (blocks) {
-        var byN = {};
-        ns.forEach(function (n, i) { byN[n] = blocks[i]; });
-        return r.ranked.map(function (x) {
-          var d = x[0], blk = byN[Math.floor(d / size)], k = d % size;
-          var terms = [];
-          r.parsed.groups.forEach(function (g) {
-            g.alts.forEach(function (a) { if (self.covering(a[0]).has(d)) terms.push(a[0]); });
-          });
-          var text = blk.text[k] || blk.title[k] || "";
-          return {
-            id: self.meta.ids[d], work: self.meta.works[self.meta.work[d]], citation: blk.citation[k],
-            title: blk.title[k], score: Math.round(x[1] * 10000) / 10000, url: blk.url[k],
-            snippet: self.highlight(text, terms), twinOf: x[2] !== undefined ? self.meta.ids[x[2]] : null
-          };
-        });
-      });
-    });
+    opts = opts || {};
+    var self = this, limit = opts.limit || 10, work = opts.work || null, Q = this.Q;
+    q = String(q);
+    if (q.length > Q.maxQuery) return Promise.reject(new Error("query too long: " + q.length + " characters (at most " + Q.maxQuery + ")"));
+    q = q.replace(CONTROLS, " ");
+    var preload = uniq(Array.from(this.normalize(q)).filter(function (c) { return c.trim(); })
+      .map(function (c) { return self.lexShard(c); }));
+    return this.complete(function () {
+      var parsed = self.parse(q);
+      if (!parsed.cites.length && !parsed.groups.length) return [];
+      var ranked = self.ranked(parsed, limit, work), out = [];
+      ranked.forEach(function (r) { out.push(self.result(r[0], parsed, r[1])); });
+      return out;
+    }, preload);
   };
 
   function esc(s) {
     return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&#x27;");
   }
-
-  // HTML snippet of display text with each term in <mark>; everything else escaped.
+  // HTML snippet of display text with each term in <mark>; everything else escaped (snippet.py).
   Engine.prototype.highlight = function (display, terms) {
-    var width = this.p.snippet;
+    var width = this.meta.snippet;
     if (!display) return "";
     var norm = this.normalize(display), taken = new Uint8Array(norm.length), spans = [];
-    Array.from(new Set(terms.filter(Boolean))).sort(function (a, b) { return b.length - a.length; }).forEach(function (t) {
+    uniq(terms.filter(Boolean)).sort(function (a, b) { return b.length - a.length; }).forEach(function (t) {
       var start = norm.indexOf(t);
       while (start >= 0) {
         var end = start + t.length, busy = false;

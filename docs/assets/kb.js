@@ -82,7 +82,7 @@
       });
   }
 
-  // Results [{id, work, citation, title, snippet, url}], best first; the API when it answers.
+  // Results [{id, work, citation, title, snippet, url, twins}], best first; the API when it answers.
   function search(q, work, limit) {
     function local() {
       return engine().then(function (e) { return e.search(q, { limit: limit, work: work || null }); });
@@ -115,7 +115,8 @@
       else if (part) target.appendChild(document.createTextNode(decodeEntities(part)));
     });
   }
-  function link(r, cls) {
+  // A result's link; its id goes in data-kb-id (data-kb-twin for the twin attached to it).
+  function link(r, cls, attr) {
     var a;
     if (typeof r.url === "string" && /^[a-z0-9][a-z0-9\-\/]*\/#[A-Za-z0-9\-]+$/.test(r.url)) {
       a = el("a", cls, String(r.citation || r.id));
@@ -125,24 +126,14 @@
     } else {
       a = el("span", cls, String(r.citation || r.id));
     }
-    a.setAttribute("data-kb-id", String(r.id));
+    a.setAttribute(attr || "data-kb-id", String(r.id));
     return a;
   }
-  function local(id) { return String(id).split(":").slice(1).join(":"); }
 
-  // Fill a result list; a bridge clause's twin in the other translation joins its result.
+  // Fill a result list; a bridge clause's twin in the other translation is attached to its result.
   function render(list, results, labels) {
     list.textContent = "";
-    var last = null;
     results.forEach(function (r) {
-      if (last && (r.twinOf === last.id || (r.twinOf === undefined && local(r.id) === local(last.id) && r.work !== last.work))) {
-        var twin = el("p", "kb-result-twin");
-        twin.appendChild(document.createTextNode((labels.twin || "") + " "));
-        twin.appendChild(link(r, "kb-result-cite"));
-        if (labels["work-" + r.work]) twin.appendChild(el("span", "kb-result-work", labels["work-" + r.work]));
-        last.li.appendChild(twin);
-        return;
-      }
       var li = el("li", "kb-result"), head = el("div", "kb-result-head");
       head.appendChild(link(r, "kb-result-cite"));
       if (r.title) head.appendChild(el("span", "kb-result-title", String(r.title)));
@@ -151,8 +142,14 @@
       var snip = el("p", "kb-result-snippet");
       appendSnippet(snip, r.snippet);
       li.appendChild(snip);
+      (Array.isArray(r.twins) ? r.twins : []).forEach(function (t) {
+        var twin = el("p", "kb-result-twin");
+        twin.appendChild(document.createTextNode((labels.twin || "") + " "));
+        twin.appendChild(link(t, "kb-result-cite", "data-kb-twin"));
+        if (labels["work-" + t.work]) twin.appendChild(el("span", "kb-result-work", labels["work-" + t.work]));
+        li.appendChild(twin);
+      });
       list.appendChild(li);
-      last = { id: r.id, work: r.work, li: li };
     });
   }
 

@@ -30,6 +30,13 @@ The contract with the static site's search (keep these four stable):
   mined from the two translations;
 * ``parse_citation(query)`` / ``split_citations(query)``: the citations in a query.
 
+What the site's browser engine (kb/site/static_search.py, docs/assets/kb-engine.js) mirrors
+is exported here too: ``fold`` and ``analyze`` (words, bigrams, unigrams), ``load_mined``,
+the query grammar (``STOPWORDS``, ``QUESTION_PREFIXES``, ``NEGATION_FORMS``, ``NEGATORS``,
+``PHRASE_RE``, ``COUNTED_RE``, ``DEFINITION_RES`` ...), the citation grammar
+(``CITATION_PATTERNS`` ...), the ranking constants (``RANKING``) and the definition test's
+marks (``DEFINITION_MARKS``, ``DEFINITION_WINDOW``).
+
 Names are imported lazily so that importing the package loads nothing heavy.
 """
 from __future__ import annotations
@@ -52,15 +59,48 @@ _EXPORTS = {
     "split_citations": "kb.search.citations",
     "Cite": "kb.search.citations",
     "main": "kb.search.cli",
+    # mirrored by the site's browser engine (kb/site/static_search.py)
+    "fold": "kb.search.analysis",
+    "analyze": "kb.search.analysis",
+    "NEGATORS": "kb.search.analysis",
+    "NEG": "kb.search.analysis",
+    "GENERIC_FREQ": "kb.search.lexicon",
+    "load_mined": "kb.search.synonyms",
+    "CITATION_PATTERNS": "kb.search.citations",
+    "CN_DIGITS": "kb.search.citations",
+    "CN_UNITS": "kb.search.citations",
+    "MAX_LAW": "kb.search.citations",
+    "MAX_PATTERN": "kb.search.citations",
+    "MIN_BARE_LAW": "kb.search.citations",
+    "STOPWORDS": "kb.search.parse",
+    "QUESTION_PREFIXES": "kb.search.parse",
+    "NEGATION_FORMS": "kb.search.parse",
+    "PHRASE_RE": "kb.search.parse",
+    "QUOTES": "kb.search.parse",
+    "COUNTED_RE": "kb.search.parse",
+    "NUMERALS": "kb.search.parse",
+    "DEFINITION_RES": "kb.search.parse",
+    "MAX_GROUPS": "kb.search.parse",
+    "MAX_QUERY_CHARS": "kb.search.parse",
+    "SYNONYM_WEIGHT": "kb.search.parse",
+    "MINED_WEIGHT": "kb.search.parse",
+    "GENERIC_WEIGHT": "kb.search.parse",
+    "RANKING": "kb.search.rank",
+    "SNIPPET_CHARS": "kb.search.snippet",
+    "DEFINITION_WINDOW": "kb.search.engine",
 }
+# Exported under another name than the module's own (modules kept as they are).
+_ALIASES = {"DEFINITION_MARKS": ("kb.search.engine", "_DEF_MARKS")}
 
-__all__ = sorted(_EXPORTS)
+__all__ = sorted([*_EXPORTS, *_ALIASES])
 
 
 def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
+    module, attr = _EXPORTS.get(name), name
+    if module is None and name in _ALIASES:
+        module, attr = _ALIASES[name]
     if module is None:
         raise AttributeError(f"module 'kb.search' has no attribute {name!r}")
     import importlib
 
-    return getattr(importlib.import_module(module), name)
+    return getattr(importlib.import_module(module), attr)

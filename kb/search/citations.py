@@ -153,3 +153,9 @@ def split_citations(query: str) -> tuple[list[Cite], str]:
     cites.sort(key=lambda c: c.start)
     rest = "".join(" " if taken[i] else ch for i, ch in enumerate(query))
     return cites, " ".join(rest.split())
+
+
+# The grammar under public names (mirrored by the site's browser engine).
+CITATION_PATTERNS = _PATTERNS
+CN_DIGITS = _CN_DIGITS
+CN_UNITS = _CN_UNITS

@@ -217,3 +217,11 @@ class QueryParser:
             alts.append((w, 1.0))
         weight = GENERIC_WEIGHT if self.lex.generic(w) and not w.isascii() else 1.0
         return Group(w, [(s, x * weight) for s, x in alts], weight=weight)
+
+
+# The query grammar under public names (mirrored by the site's browser engine).
+PHRASE_RE = _PHRASE_RE
+QUOTES = _QUOTES
+COUNTED_RE = _COUNTED
+NUMERALS = _NUMERALS
+DEFINITION_RES = _DEFINITION_RES

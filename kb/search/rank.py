@@ -322,3 +322,10 @@ class Ranker:
 def hits(groups: Iterable[Group], hay: str) -> list[str]:
     """The strings of the groups that occur in a clause's normalized text (for snippets)."""
     return [s for g in groups for s in g.strings() if s and s in hay]
+
+
+# The ranking constants in one place (mirrored by the site's browser engine).
+RANKING = {"k1": K1, "b": B, "wordFields": WORD_FIELDS, "gramWeight": GRAM_WEIGHT,
+           "queryGramWeight": QUERY_GRAM_WEIGHT, "coveragePower": COVERAGE_POWER,
+           "strictTier": STRICT_TIER, "unitEvidence": UNIT_EVIDENCE, "domainShare": DOMAIN_SHARE,
+           "domainPenalty": DOMAIN_PENALTY, "candidates": CANDIDATES, "fusion": FUSION}

@@ -101,6 +101,20 @@ def load_synonyms(path: str = str(SYNONYMS_PATH)) -> Synonyms:
     return parse_synonyms(text, str(p))
 
 
+def load_mined(index_dir: Path) -> dict[str, list[str]]:
+    """The pairs mined from the two translations, as the index build wrote them (``mined.json``)."""
+    import json
+
+    path = Path(index_dir) / "mined.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise KbError(f"{path}: unreadable mined synonyms ({exc})") from None
+    if not isinstance(data, dict):
+        raise KbError(f"{path}: mined synonyms must be a JSON object")
+    return {str(k): [str(x) for x in v] for k, v in data.items()}
+
+
 MINE_MIN_PAIRS = 2      # a pair must co-occur in at least this many aligned clauses,
 MINE_SURE_PAIRS = 3     # this many if the two words share no character,
 MINE_MIN_DICE = 0.75    # and be that exclusive to each other (Dice coefficient)

@@ -119,17 +119,30 @@ def fingerprinted_assets(docs: Path, index_meta: str) -> dict[str, str]:
     return out
 
 
+def point_at_fingerprints(docs: Path, assets: dict[str, str]) -> None:
+    """Pages that name an asset directly (the rules pages' ``../../assets/rules.css``) get its
+    fingerprinted copy."""
+    for page in docs.rglob("*.md"):
+        text = page.read_text(encoding="utf-8")
+        new = text
+        for name, hashed in assets.items():
+            new = new.replace(f"/assets/{name}\"", f"/{hashed}\"")
+        if new != text:
+            page.write_text(new, encoding="utf-8")
+
+
 def build_site(records: list[Record], work: Path, examples: Examples | None = None) -> Path:
     """Build both editions under work/site; return that directory."""
     site = work / "site"
     layout = Layout(records)
-    index = StaticIndex(records, layout)
+    index = StaticIndex(records, layout, work / "index")
     procs = {}
     for script in SCRIPTS:
         docs = work / "docs" / script
         nav = generate_docs(records, docs, script, examples, layout)
         meta = index.write(docs, script)
         assets = fingerprinted_assets(docs, meta)
+        point_at_fingerprints(docs, assets)
         label = "检索" if script == "hans" else "檢索"
         config = {
             "INHERIT": str(ROOT / "mkdocs.yml"),

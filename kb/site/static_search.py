@@ -1,13 +1,25 @@
-"""The site's static search index: the server engine's analysis, exported for the browser.
+"""The site's static search index: the server engine's analysis and ranking data, for the browser.
 
-`kb build` writes, per edition, `idx/meta.<hash>.js` (vocabulary, fold table, synonyms,
-citation grammar, stopwords, twins, per-record lengths and ids) and content-addressed
-chunks: postings sharded by a hash of the term (`idx/p<N>.<hash>.js`) and display text in
-blocks of records (`idx/d<N>.<hash>.js`). A query loads the meta once, then only the
-shards of its terms and the blocks of the records it shows. Every chunk is a script,
+`kb build` writes, per edition, content-addressed chunks under `idx/`:
+
+* `meta.<hash>.js`: the fold table, the query grammar (stopwords, question prefixes,
+  phrase, count and definition patterns), the citation grammar (kb.search's regular
+  expressions, translated), synonyms (curated and mined from the twin translations), the
+  ranking constants, the lexicon's total and curated words, twins and rule-book families
+  from kb/data/works.toml, per-record ids, paths, families and field lengths;
+* `l<N>.<hash>.js`: the search lexicon (``index/lexicon.json``: words and frequencies)
+  sharded by a hash of the word's first character, so the browser cuts a query exactly
+  as jieba's ``cut(HMM=False)`` does (``Lexicon.cut_run``) and loads only the shards of
+  the query's characters;
+* `p<N>.<hash>.js`: postings (title/text/context words, bigrams, unigrams with negation
+  marks) sharded by a hash of the term;
+* `d<N>.<hash>.js`: display text in blocks of records.
+
+Nothing is loaded before the first search. Every chunk is a script,
 `kbIndexChunk(name, data)`, so it loads with a <script> tag from http(s) and from file://
-alike. The analysis comes from kb.search (fold, jieba tokens, character grams, synonyms,
-citation patterns, stopwords), so the browser and the server read text the same way.
+alike. The analysis is kb.search's own (``analyze``, ``fold``, ``Lexicon``), so the browser
+reads text as the server does; docs/assets/kb-engine.js ports the ranking of
+kb/search/rank.py and engine.py.
 """
 from __future__ import annotations
 
@@ -19,20 +31,23 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import kb.search as ks
 from kb import works
+from kb.errors import KbError
 from kb.normalise import to_hant
 from kb.records import Record
-from kb.search import analysis, citations
-from kb.search import query as kbq
-from kb.search.synonyms import load_synonyms
+from kb.search.lexicon import Lexicon
 from kb.site.layout import Layout
 
 INDEX_DIR = "idx"
 DOC_BLOCK = 64             # records per display chunk
 SHARD_TARGET = 24_000      # aim for postings shards of about this many characters of JSON
-VOCAB_MIN_FREQ = 1000   # jieba frequency of the dictionary words the browser segments with (tuned on bench/queries.tsv)
+LEXICON_TARGET = 20_000    # and lexicon shards of about this many
 CHECK_TERMS = ("明手", "藏牌", "罚张", "定约人")
-_MJ = citations.parse_citation("计台名堂 1")[0]
+WORD_SLOTS = ("title", "text", "context")   # the word fields, in the order of a posting's counts
+# engine.defines' patterns (kb/search/engine.py): X after one of these, or before one of those.
+DEFINES_BEFORE = ("所谓", "称为", "称之为", "叫做", "即为", "即成为", "是谓", "是为", "谓之")
+DEFINES_AFTER = ("系指", "是指", "即是")
 
 
 def term_hash(term: str) -> int:
@@ -45,28 +60,16 @@ def term_hash(term: str) -> int:
     return h
 
 
-def grams(text: str) -> list[str]:
-    """The gram-field terms of ``text``: CJK unigrams and bigrams, other runs whole."""
-    out: list[str] = []
-    for run, _, _, cjk in analysis.gram_runs(text):
-        if not cjk:
-            out.append(run)
-            continue
-        out.extend(run)
-        out.extend(run[i:i + 2] for i in range(len(run) - 1))
-    return out
-
-
 def js_regex(pattern: re.Pattern[str]) -> list[str]:
-    """A Python citation pattern as [source, flags] for JavaScript's RegExp."""
+    """A Python pattern as [source, flags] for JavaScript's RegExp."""
     source = pattern.pattern.replace("(?P<", "(?<")
     if "(?P" in source:
-        raise ValueError(f"cannot translate {pattern.pattern!r} to JavaScript")
-    return [source, "gi" if pattern.flags & re.IGNORECASE else "g"]
+        raise KbError(f"cannot translate {pattern.pattern!r} to JavaScript")
+    return [source, "i" if pattern.flags & re.IGNORECASE else ""]
 
 
 def _context(rec: Record, by_id: dict[str, Record]) -> str:
-    """Ancestor titles, outermost first (the server engine's context field)."""
+    """Ancestor titles, outermost first (the server index's context field)."""
     titles: list[str] = []
     parent, seen = rec.parent, {rec.id}
     while parent and parent in by_id and parent not in seen:
@@ -78,69 +81,90 @@ def _context(rec: Record, by_id: dict[str, Record]) -> str:
     return "\n".join(reversed(titles))
 
 
-class StaticIndex:
-    """Postings and analysis tables computed once; written once per edition."""
+def _shard_count(size: int, target: int) -> int:
+    return max(4, 1 << max(0, math.ceil(math.log2(max(1, size / target)))))
 
-    def __init__(self, records: list[Record], layout: Layout):
+
+class StaticIndex:
+    """Postings, lexicon and tables computed once; written once per edition."""
+
+    def __init__(self, records: list[Record], layout: Layout, index_dir: Path):
+        ranking = ks.RANKING
+        if ranking["fusion"] != "sum":
+            raise KbError(f"the site's search engine ranks by summed scores, not {ranking['fusion']!r} fusion")
         self.records = records
         self.layout = layout
+        self.lex = Lexicon.load(index_dir / "lexicon.json")
+        self.mined = ks.load_mined(index_dir)
         by_id = {r.id: r for r in records}
         postings: dict[str, dict[int, list[int]]] = defaultdict(dict)
-        lengths: dict[str, list[int]] = {f: [] for f in ("title", "text", "context", "grams")}
-        vocab: set[str] = set()
-        chars: set[str] = set()
+        lengths: dict[str, list[int]] = {f: [] for f in (*WORD_SLOTS, "bigram", "unigram")}
         for n, rec in enumerate(records):
             fields = {"title": rec.title_hans, "text": rec.text_hans, "context": _context(rec, by_id)}
-            for slot, (name, value) in enumerate(fields.items()):
-                toks = [w for w, _, _ in analysis.cut(value)] if value else []
+            for slot, name in enumerate(WORD_SLOTS):
+                toks = [w for w, _, _ in ks.analyze(fields[name], self.lex).words]
                 lengths[name].append(len(toks))
                 for w in toks:
-                    vocab.add(w)
-                    row = postings["w:" + w].setdefault(n, [0, 0, 0])
-                    row[slot] += 1
-            g = grams(rec.title_hans + "\n" + rec.text_hans)
-            lengths["grams"].append(len(g))
-            for t in g:
-                row = postings["g:" + t].setdefault(n, [0])
-                row[0] += 1
-            chars.update(rec.title_hans + rec.text_hans + rec.title_hant + rec.text_hant)
-        syn = load_synonyms()
+                    postings["w:" + w].setdefault(n, [0, 0, 0])[slot] += 1
+            body = ks.analyze(rec.title_hans + "\n" + rec.text_hans, self.lex)
+            for kind, terms in (("b", body.bigrams), ("u", body.unigrams)):
+                lengths["bigram" if kind == "b" else "unigram"].append(len(terms))
+                for t in terms:
+                    postings[f"{kind}:{t}"].setdefault(n, [0])[0] += 1
+        self.postings = postings
+        self.lengths = lengths
+
+    # --- tables -------------------------------------------------------------------------
+
+    def fold_table(self) -> tuple[str, str]:
+        """Every character of the records, the curated data and ASCII, with its fold (same length)."""
+        chars: set[str] = set()
+        for r in self.records:
+            chars.update(r.title_hans + r.text_hans + r.title_hant + r.text_hant)
+        syn = ks.load_synonyms()
         for group in syn.groups:
-            vocab.update(group)
             for m in group:
                 chars.update(m)
-        for word, _, _ in analysis.read_userdict():
-            vocab.add(word)
-        # Common words of jieba's dictionary made of the corpus's characters: they keep a query's
-        # unknown words (条件) from being cut into characters that mean something else here (条).
-        corpus_chars = {c for r in records for c in analysis.normalize(r.title_hans + r.text_hans)}
-        for word, freq in analysis.segmenter().FREQ.items():
-            if freq >= VOCAB_MIN_FREQ and 2 <= len(word) <= 4 and all(c in corpus_chars for c in word):
-                vocab.add(word)
+        for w in self.lex.freq:
+            chars.update(w)
         chars.update(chr(c) for c in range(0x21, 0x7F))
         chars.update(chr(c) for c in range(0xFF01, 0xFF5F))
         chars.add("\u3000")
-        chars |= {to_hant(c) for c in chars if analysis.is_cjk(c)}
-        fold_from, fold_to = [], []
+        chars |= {to_hant(c) for c in list(chars) if len(to_hant(c)) == 1}
+        src, dst = [], []
         for c in sorted(chars):
-            f = analysis.fold(c)
+            f = ks.fold(c)
             if f != c and len(f) == 1:
-                fold_from.append(c)
-                fold_to.append(f)
-        self.postings = postings
-        self.lengths = lengths
-        self.vocab = sorted(w for w in vocab if len(w) >= 2 and analysis.is_wordlike(w))
-        self.fold = ("".join(fold_from), "".join(fold_to))
-        self.synonyms = syn.groups
-        self.corpus_chars = chars
+                src.append(c)
+                dst.append(f)
+        return "".join(src), "".join(dst)
+
+    def _families(self) -> tuple[list[str], list[int]]:
+        """The rule-book family of each record: a work and its twin are one (as the engine has it)."""
+        names: list[str] = []
+        out: list[int] = []
+        for r in self.records:
+            fam = min(r.work, works.twin_of(r.work) or r.work)
+            if fam not in names:
+                names.append(fam)
+            out.append(names.index(fam))
+        return names, out
+
+    def lexicon_shards(self) -> list[dict[str, int]]:
+        size = sum(len(w) + 8 for w in self.lex.freq)
+        count = _shard_count(size, LEXICON_TARGET)
+        shards: list[dict[str, int]] = [{} for _ in range(count)]
+        for w in sorted(self.lex.freq):
+            shards[term_hash(w[0]) % count][w] = self.lex.freq[w]
+        return shards
 
     def shard_count(self) -> int:
         size = sum(len(t) + 4 * len(p) * 3 for t, p in self.postings.items())
-        return max(4, 1 << max(0, math.ceil(math.log2(max(1, size / SHARD_TARGET)))))
+        return _shard_count(size, SHARD_TARGET)
 
     def _shards(self) -> list[dict[str, dict[str, list[int]]]]:
         count = self.shard_count()
-        shards: list[dict[str, dict[str, list[int]]]] = [{"w": {}, "g": {}} for _ in range(count)]
+        shards: list[dict[str, dict[str, list[int]]]] = [{"w": {}, "b": {}, "u": {}} for _ in range(count)]
         for term in sorted(self.postings):
             kind, text = term.split(":", 1)
             flat: list[int] = []
@@ -155,49 +179,67 @@ class StaticIndex:
     def meta(self) -> dict[str, Any]:
         work_ids = list(works.work_ids())
         recs = self.records
-        lengths = self.lengths
+        syn = ks.load_synonyms()
+        families, family = self._families()
+        n = max(1, len(recs))
         return {
-            "version": 1,
+            "version": 2,
             "count": len(recs),
             "ids": [r.id for r in recs],
             "work": [work_ids.index(r.work) for r in recs],
             "pathkey": ["".join(p + "/" for p in r.path) for r in recs],
             "order": [r.order for r in recs],
-            "lengths": lengths,
-            "avg": {f: (sum(v) / len(v) if v else 1.0) for f, v in lengths.items()},
+            "families": families,
+            "family": family,
+            "lengths": self.lengths,
+            "avg": {f: max(1.0, sum(v) / n) for f, v in self.lengths.items()},
             "works": work_ids,
             "twins": {w.id: w.twin for w in works.all_works() if w.twin},
-            "vocab": " ".join(self.vocab),
-            "fold": list(self.fold),
-            "synonyms": self.synonyms,
-            "stopwords": sorted(kbq.STOPWORDS),
-            "questionPrefixes": list(kbq.QUESTION_PREFIXES),
-            "citations": {
-                "patterns": [[kind, *js_regex(p)] for kind, p in citations._PATTERNS],
-                "maxLaw": citations.MAX_LAW, "maxPattern": citations.MAX_PATTERN,
-                "cnDigits": citations._CN_DIGITS, "cnUnits": citations._CN_UNITS,
-                # what the grammar makes of a scoring-pattern citation: its section and work
-                "mahjongSection": _MJ.path[0], "mahjongWork": _MJ.work,
+            "fold": list(self.fold_table()),
+            "lexicon": {"total": self.lex.total, "maxlen": self.lex.maxlen, "domain": sorted(self.lex.domain),
+                        "generic": ks.GENERIC_FREQ},
+            "synonyms": {"index": syn.index, "chars": syn.chars, "phrases": syn.phrases, "mined": self.mined},
+            "query": {
+                "stopwords": sorted(ks.STOPWORDS), "questionPrefixes": list(ks.QUESTION_PREFIXES),
+                "negationForms": list(ks.NEGATION_FORMS), "negators": "".join(sorted(ks.NEGATORS)),
+                "neg": ks.NEG, "phrase": js_regex(ks.PHRASE_RE), "quotes": ks.QUOTES,
+                "counted": js_regex(ks.COUNTED_RE), "numerals": ks.NUMERALS,
+                "definition": [js_regex(p) for p in ks.DEFINITION_RES],
+                "maxGroups": ks.MAX_GROUPS, "maxQuery": ks.MAX_QUERY_CHARS,
+                "synonym": ks.SYNONYM_WEIGHT, "mined": ks.MINED_WEIGHT, "generic": ks.GENERIC_WEIGHT,
             },
-            "params": {"title": kbq.TITLE_BOOST, "text": kbq.TEXT_BOOST, "context": kbq.CONTEXT_BOOST,
-                       "grams": kbq.GRAM_BOOST, "synonym": kbq.SYNONYM_WEIGHT, "subword": kbq.SUBWORD_WEIGHT,
-                       "subwordMinLen": kbq.SUBWORD_MIN_LEN, "maxGroups": kbq.MAX_GROUPS,
-                       "snippet": kbq.SNIPPET_CHARS, "maxQuery": kbq.MAX_QUERY_CHARS},
+            "citations": {
+                "patterns": [[kind, *js_regex(p)] for kind, p in ks.CITATION_PATTERNS],
+                "maxLaw": ks.MAX_LAW, "maxPattern": ks.MAX_PATTERN, "minBareLaw": ks.MIN_BARE_LAW,
+                "cnDigits": ks.CN_DIGITS, "cnUnits": ks.CN_UNITS,
+                "mahjongWork": ks.parse_citation("计台名堂 1")[0].work,
+            },
+            "ranking": ks.RANKING,
+            "definitions": {"window": ks.DEFINITION_WINDOW, "marks": list(ks.DEFINITION_MARKS),
+                            "before": list(DEFINES_BEFORE), "after": list(DEFINES_AFTER)},
+            "snippet": ks.SNIPPET_CHARS,
             "shards": self.shard_count(),
             "docBlock": DOC_BLOCK,
         }
 
-    def _doc_blocks(self, script: str) -> list[dict[str, list[str]]]:
+    def _doc_blocks(self, script: str) -> list[dict[str, Any]]:
+        """Display data; in the Traditional edition, the Simplified title and text of the records
+        whose search form differs (the engine tests definitions and marks words on those)."""
         hant = script == "hant"
         blocks = []
         for start in range(0, len(self.records), DOC_BLOCK):
-            block: dict[str, list[str]] = {"citation": [], "title": [], "text": [], "url": []}
-            for rec in self.records[start:start + DOC_BLOCK]:
+            block: dict[str, Any] = {"citation": [], "title": [], "text": [], "url": [], "hans": {}}
+            for k, rec in enumerate(self.records[start:start + DOC_BLOCK]):
                 place = self.layout.place[rec.id]
+                title = (rec.title_hant if hant else rec.title_hans) or rec.title_hans
+                text = (rec.text_hant if hant else rec.text_hans) or rec.text_hans
                 block["citation"].append(to_hant(rec.citation) if hant else rec.citation)
-                block["title"].append((rec.title_hant if hant else rec.title_hans) or rec.title_hans)
-                block["text"].append((rec.text_hant if hant else rec.text_hans) or rec.text_hans)
+                block["title"].append(title)
+                block["text"].append(text)
                 block["url"].append(f"{place.page[:-3]}/#{place.anchor}")
+                if ks.normalize(title) != ks.normalize(rec.title_hans) or \
+                        ks.normalize(text) != ks.normalize(rec.text_hans):
+                    block["hans"][str(k)] = [rec.title_hans, rec.text_hans]
             blocks.append(block)
         return blocks
 
@@ -206,11 +248,15 @@ class StaticIndex:
         out = edition_docs / INDEX_DIR
         out.mkdir(parents=True, exist_ok=True)
         files: dict[str, str] = {}
+        lex = self.lexicon_shards()
+        for i, lshard in enumerate(lex):
+            files[f"l{i}"] = _write_chunk(out, f"l{i}", lshard)
         for i, shard in enumerate(self._shards()):
             files[f"p{i}"] = _write_chunk(out, f"p{i}", shard)
         for i, block in enumerate(self._doc_blocks(script)):
             files[f"d{i}"] = _write_chunk(out, f"d{i}", block)
         meta = self.meta()
+        meta["lexicon"]["shards"] = len(lex)
         meta["files"] = files
         meta["script"] = script
         return _write_chunk(out, "meta", meta)
@@ -250,7 +296,7 @@ def index_problems(site: Path) -> list[str]:
         except (OSError, ValueError) as exc:
             problems.append(f"{metas[0]}: unreadable ({exc})")
             continue
-        shards: dict[int, Any] = {}
+        chunks: dict[str, Any] = {}
         for name, rel in meta.get("files", {}).items():
             path = root / rel
             digest = rel.rsplit(".", 2)[-2]
@@ -261,15 +307,15 @@ def index_problems(site: Path) -> list[str]:
                 continue
             if got_name != name or hashlib.sha256(path.read_bytes()).hexdigest()[:10] != digest:
                 problems.append(f"{path}: name or content hash does not match the meta")
-            if name.startswith("p"):
-                shards[int(name[1:])] = data
-        vocab = set(meta.get("vocab", "").split())
+            chunks[name] = data
         count = meta.get("shards", 0)
+        lex_count = meta.get("lexicon", {}).get("shards", 0)
         for term in CHECK_TERMS:
-            if term not in vocab:
-                problems.append(f"{metas[0]}: '{term}' is not a word of the static index's vocabulary")
+            lex = chunks.get(f"l{term_hash(term[0]) % lex_count}") if lex_count else None
+            if not lex or term not in lex:
+                problems.append(f"{metas[0]}: '{term}' is not a word of the static index's lexicon")
                 continue
-            shard = shards.get(term_hash("w:" + term) % count) if count else None
+            shard = chunks.get(f"p{term_hash('w:' + term) % count}") if count else None
             if not shard or not shard["w"].get(term):
                 problems.append(f"{root / INDEX_DIR}: no postings for the word '{term}'")
         if len(meta.get("ids", [])) != meta.get("count"):
