@@ -35,20 +35,17 @@ def check_corpus(corpus: Any) -> None:
 
 
 def _check_mahjong_tai(records: list[Any]) -> None:
-    """The 台 each scoring clause states must be one the rules module scores it with."""
-    from kb.rules.mahjong import WORK, pattern_table
+    """The 台 each scoring clause states must be the one the rules' pattern table encodes."""
+    from kb.rules.mahjong.hand import WORK
+    from kb.rules.mahjong.patterns import pattern_rows
 
     if WORK not in works.work_ids():
         return
-
     by_id = {r.id: r for r in records}
-    for p in pattern_table():
-        rule = str(p["tai"])
-        if rule == "—":          # the rules give this pattern no fixed 台 of its own
-            continue
+    for p in pattern_rows():
         rec = by_id.get(p["clause"])
         if rec is None:
             raise KbError(f"{p['clause']}: scoring pattern {p['number']} {p['name']} is missing from the records")
-        if str(rec.tai) not in rule.split("/"):
-            raise KbError(f"{p['clause']}: the text gives {p['name']} {rec.tai}台, the rules score it {rule}台 "
-                          "(a damaged source, or kb/rules/mahjong.py out of step)")
+        if (rec.tai or "") != p["tai"]:
+            raise KbError(f"{p['clause']}: the text gives {p['name']} {rec.tai or 'no '}台, the rules score it "
+                          f"{p['tai'] or 'no '}台 (a damaged source, or kb/data/mahjong/patterns.tsv out of step)")

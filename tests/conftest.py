@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,16 @@ import pytest
 from kb.sources import SOURCES_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Every test that reads a build reads one made for this session in a temporary folder
+# (built on first use), never ./build: a test that rebuilds cannot pull the build from
+# under another, and a developer's own build is left alone.
+_SESSION_TMP = Path(tempfile.mkdtemp(prefix="kb-tests-"))
+os.environ["KB_BUILD_DIR"] = str(_SESSION_TMP / "build")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    shutil.rmtree(_SESSION_TMP, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -35,11 +47,10 @@ def linked_records():
 
 
 @pytest.fixture(scope="session")
-def session_build(tmp_path_factory) -> Path:
-    """One full build (records, index, both editions of the site) in a temporary directory,
-    shared by every test that reads a build; no test writes to it or to ./build."""
+def session_build() -> Path:
+    """The session's full build (records, index, both editions of the site)."""
     from kb import build as b
-    return b.build(tmp_path_factory.mktemp("kb") / "build")
+    return b.ensure_built(Path(os.environ["KB_BUILD_DIR"]), need_site=True)
 
 
 class SourceCopy:

@@ -21,7 +21,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("kb.search", "kb.rules"),
     ("kb.worked",),
     ("kb.site",),
-    ("kb.integrity", "kb.build"),
+    ("kb.integrity", "kb.invariants", "kb.build"),
     ("kb.check", "kb.serve", "kb.cli"),
 ]
 

@@ -77,17 +77,18 @@ def test_missing_manifest_field(source_copy):
         ingest(source_copy.folder)
 
 
-def test_cli_failure_keeps_previous_build(source_copy, tmp_path):
-    build_dir = tmp_path / "build"
-    ok = run_kb("--build-dir", str(build_dir), "build")
-    assert ok.returncode == 0, ok.stderr
+def test_cli_failure_keeps_previous_build(source_copy, session_build):
+    """A failing `kb build` over the session's complete build leaves it as it was."""
+    build_dir = session_build
     before = (build_dir / "records.jsonl").read_bytes()
+    site_before = sorted(p.name for p in (build_dir / "site").iterdir())
     text = source_copy.path("000").read_text(encoding="utf-8")
     source_copy.write("000", text[:3000].encode())
     bad = run_kb("--build-dir", str(build_dir), "build", env_extra={"KB_SOURCES_DIR": str(source_copy.folder)})
     assert_one_line_error(bad, "000_", "JSON envelope")
     assert (build_dir / "records.jsonl").read_bytes() == before
-    assert not [p for p in tmp_path.iterdir() if ".tmp-" in p.name]
+    assert sorted(p.name for p in (build_dir / "site").iterdir()) == site_before
+    assert not [p for p in build_dir.parent.iterdir() if ".tmp-" in p.name]
 
 
 def test_cli_unknown_record():

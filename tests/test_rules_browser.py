@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).resolve()
+BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).absolute()
 SITE = BUILD.parent / "site"
 CHROMIUM = os.environ.get("KB_CHROMIUM") or "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]

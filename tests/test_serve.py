@@ -8,8 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-starlette_testclient = pytest.importorskip("starlette.testclient")
+import starlette.testclient as starlette_testclient  # noqa: E402
 
 from kb.build import load_records  # noqa: E402
 from kb.serve import create_app, record_url  # noqa: E402

@@ -7,11 +7,13 @@ use and, beside both, the download for file:// (kb/site/offline.py).
 """
 from __future__ import annotations
 
+import ctypes
 import hashlib
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -34,6 +36,7 @@ LANGUAGE = {"hans": "zh", "hant": "zh-TW"}
 UNUSED = ("assets/javascripts/lunr", "assets/javascripts/workers", "search/search_index.json")
 # Guides for developers kept in docs/ beside the site's hand-written pages, not published.
 DEVELOPER_DOCS = ("adding-a-work.md",)
+PR_SET_PDEATHSIG = 1
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
@@ -161,12 +164,19 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
         cfg.write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
         env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NO_COLOR="1")
         procs[script] = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(cfg)],
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env)
+                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+                                         start_new_session=True, preexec_fn=_die_with_parent)
     failed = []
-    for script, proc in procs.items():
-        out, err = proc.communicate()
-        if proc.returncode != 0:
-            failed.append(f"mkdocs build of the {script} edition failed: {mkdocs_error(err + out)}")
+    try:
+        for script, proc in procs.items():
+            out, err = proc.communicate()
+            if proc.returncode != 0:
+                failed.append(f"mkdocs build of the {script} edition failed: {mkdocs_error(err + out)}")
+    finally:
+        for proc in procs.values():      # a failed or interrupted build leaves no mkdocs behind
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
     if failed:
         raise KbError(failed[0])
     for script in SCRIPTS:
@@ -181,6 +191,12 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
     (site / "index.html").write_text(LANDING, encoding="utf-8")
     write_download(site)
     return site
+
+
+def _die_with_parent() -> None:
+    """In the mkdocs child: the kernel ends it when the build process dies, even by kill -9."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def mkdocs_error(output: str) -> str:
