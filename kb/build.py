@@ -62,7 +62,7 @@ def build(out: Path | None = None, *, with_site: bool = True) -> Path:
         if with_site:
             from kb.site.build import build_site
             from kb.site.linkcheck import check_site
-            from kb.worked import site_examples
+            from kb.site.examples_text import site_examples
             site = build_site(records, tmp, site_examples(records))
             broken = check_site(site)
             if broken:

@@ -15,7 +15,7 @@ from kb.site.render import Examples, Renderer
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 SCRIPTS = ("hans", "hant")
-LANGUAGE = {"hans": "zh", "hant": "zh-TW"}
+LANGUAGE = {"hans": "zh-Hans", "hant": "zh-Hant"}   # <html lang>; zh-Hans from kb/site/theme
 
 
 def generate_docs(records: list[Record], docs: Path, script: str, examples: Examples | None = None) -> list:
@@ -78,7 +78,8 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
             "docs_dir": str(docs),
             "site_dir": str(site / script),
             "nav": nav,
-            "theme": {"name": "material", "language": LANGUAGE[script], "font": False},
+            "theme": {"name": "material", "language": LANGUAGE[script], "font": False,
+                      "custom_dir": str(ROOT / "kb" / "site" / "theme")},
             "plugins": [{"search": {"lang": "zh", "separator": r"[\s\u200b\-，。、；：！？（）“”《》]+",
                                     "jieba_dict_user": str(userdict)}}],
         }
