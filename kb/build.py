@@ -61,8 +61,8 @@ def build(out: Path | None = None, *, with_site: bool = True) -> Path:
         _build_index(tmp)
         if with_site:
             from kb.site.build import build_site
-            from kb.site.linkcheck import check_site
             from kb.site.examples_text import site_examples
+            from kb.site.linkcheck import check_site
             site = build_site(records, tmp, site_examples(records))
             broken = check_site(site)
             if broken:

@@ -45,7 +45,7 @@ def cards(codes: list[str]) -> str:
 
 
 def suit(code: str | None) -> str:
-    return "无将" if code in (None, "NT") else SUIT_NAMES[code]
+    return "无将" if code is None or code == "NT" else SUIT_NAMES[code]
 
 
 def seat(code: str) -> str:

@@ -79,7 +79,7 @@ class Renderer:
                 label = f"{rec.path[-1]}. {title}" if len(rec.path) == 2 else f"{'.'.join(rec.path[1:])} {title}"
             elif rec.level != "section":
                 label = ".".join(rec.path[1:])
-        elif rec.level == "law":
+        elif rec.level == "law" and rec.law is not None:
             label = self.t(work.law_name(rec.law)) + f" {title}"
         else:
             label = f"{rec.citation} {title}".strip()
