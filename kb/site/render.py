@@ -9,6 +9,7 @@ from kb import works
 from kb.normalise import to_hant
 from kb.records import Record
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, relative
+from kb.site.pdf import pdf_href
 
 HEADING_LEVEL = {"law": 1, "section": 2, "clause": 2, "item": 3, "subitem": 4}
 MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
@@ -131,7 +132,7 @@ class Renderer:
         for block in self.examples.get(rec.id, []):
             parts.append(self.clause_links(self.t(block), page))
         cite = html.escape(self.citation(rec), quote=True)
-        return (f'<div class="kb-clause" data-cite="{cite}" markdown="1">\n\n' + "\n".join(parts)
+        return (f'<div class="kb-clause" data-cite="{cite}" data-level="{rec.level}" markdown="1">\n\n' + "\n".join(parts)
                 + "\n</div>\n")
 
     def citation(self, rec: Record) -> str:
@@ -162,7 +163,8 @@ class Renderer:
 
     def work_index(self, work: str) -> str:
         page = f"{work}/index.md"
-        out = [front_matter(self.t(WORK_TITLES[work][0])), self.switch(page), f"# {self.t(WORK_TITLES[work][0])}\n"]
+        out = [front_matter(self.t(WORK_TITLES[work][0])), self.switch(page), f"# {self.t(WORK_TITLES[work][0])}\n",
+               self.pdf_link(work)]
         for law in self.layout.laws(work):
             for h in law.heading:
                 out.append(f"\n## {escape(self.t(h))}\n")
@@ -170,6 +172,11 @@ class Renderer:
             frag = self.t("（残篇）") if any(n["kind"] == "fragment" for n in law.notes) else ""
             out.append(f"- [{self.t(name)} {escape(self.field(law, 'title'))}{frag}](law-{law.law}.md)")
         return "\n".join(out) + "\n"
+
+    def pdf_link(self, work: str) -> str:
+        """The link from a work's index page to its print edition (kb/site/pdf.py writes it after mkdocs)."""
+        return (f'<p class="kb-pdf kb-print-hide"><a href="{pdf_href(work, self.script)}" type="application/pdf">'
+                f'{self.t("打印版（PDF）")}</a></p>\n')
 
     def compare_page(self, law: int) -> str:
         """The two translations of one law, clause by clause, in two columns (stacked on a phone)."""
@@ -210,6 +217,7 @@ class Renderer:
     def mahjong_index(self) -> str:
         page = "twmj16/index.md"
         out = [front_matter(self.t(WORK_TITLES["twmj16"][0])), self.switch(page), f"# {self.t(WORK_TITLES['twmj16'][0])}\n",
+               self.pdf_link("twmj16"),
                f"## {self.t('计台名堂一览')} {{ #patterns-table }}\n",
                f"| {self.t('编号')} | {self.t('名堂')} | {self.t('台数')} | {self.t('条文')} |",
                "| ---: | --- | ---: | --- |"]
