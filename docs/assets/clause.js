@@ -88,6 +88,10 @@
         if (e.key === "Enter" || e.key === " ") { e.preventDefault(); toggleNote(ref); }
       });
     });
+    // mkdocs-material's search overlay is a dialog without a name: give it one.
+    document.querySelectorAll(".md-search[role=dialog]:not([aria-label]):not([aria-labelledby])").forEach(function (d) {
+      d.setAttribute("aria-label", hant ? "搜尋" : "搜索");
+    });
     markTarget();
   }
 

@@ -9,6 +9,7 @@ fails the build, so no code field name reaches a page.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -288,7 +289,15 @@ def block(ex: dict) -> str:
 
 
 def reading_block(reading: dict) -> str:
-    return f'!!! info "本库的读法"\n    {_md(reading["reading"])}（计台依此读法）\n'
+    """How the scoring code reads a clause, for people: code-level asides (「字段 from_dealer」,
+    「（lilgu: false 可停用）」) are dropped, a field name left in the text becomes its Chinese label."""
+    text = re.sub(r"[，、]?\s*字段\s*[A-Za-z_]+", "", reading["reading"])
+    text = re.sub(r"（[^（）]*\b[a-z_]+\s*:\s*(?:true|false|null|\d+)[^（）]*）", "", text)
+    fields = "|".join(sorted(MAHJONG_LABELS, key=len, reverse=True))
+    text = re.sub(rf"(?<![A-Za-z_])({fields})(?![A-Za-z_])", lambda m: f"「{MAHJONG_LABELS[m.group(1)]}」", text)
+    text = re.sub(r"\s*为\s*true", "成立", re.sub(r"\s*为\s*false", "不成立", text))
+    text = re.sub(r"\bpatterns\.(\d+(?:\.\d+)?)", r"计台名堂 \1", text)
+    return f'!!! info "本库的读法"\n    {_md(text)}（计台依此读法）\n'
 
 
 def site_examples(records: list[Record]) -> Examples:
