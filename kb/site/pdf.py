@@ -214,11 +214,13 @@ def build_pdfs(site_dir: Path, out_dir: Path) -> list[Path]:
     jobs = []
     for script in SCRIPTS:
         for work in works.all_works():
-            if not any(r.work == work.id for r in layout.records):
-                continue
             source = out_dir / "print" / f"{work.id}-{script}.html"
             source.parent.mkdir(parents=True, exist_ok=True)
-            source.write_text(print_html(site_dir, script, work.id, work_pages(layout, work.id)), encoding="utf-8")
+            pages = [p for p in work_pages(layout, work.id)        # the pages the site has for the work
+                     if (site_dir / script / url_of(p).strip("/") / "index.html").is_file()]
+            if not pages:
+                continue
+            source.write_text(print_html(site_dir, script, work.id, pages), encoding="utf-8")
             target = site_dir / script / "pdf" / pdf_name(work.id, script)
             target.parent.mkdir(parents=True, exist_ok=True)
             jobs.append((source, target))
