@@ -28,7 +28,7 @@ BRIDGE_LABELS = {
     "call": "庄家的指定", "dummy_cards": "明手的牌", "current_trick_cards": "本墩已打出的牌",
     "dummy_plays_fourth": "明手为第4家出牌", "previous_trick_winning_suit": "上一墩赢墩牌的花色",
     "inadvertent": "因疏忽而暴露", "count_of_penalty_cards": "同时暴露的牌数",
-    "penalty_cards": "罚张", "kind": "罚张种类", "turn": "出牌时机", "suits": "暴露罚张的花色",
+    "penalty_cards": "罚张", "kind": "罚张种类", "turn": "出牌时机", "suits": "庄家指名的花色",
     "declarer_option": "庄家的选择", "revoke_trick": "藏牌所在的墩", "offender": "违规者",
     "declarer": "庄家", "events": "藏牌以后发生的事", "illegal_inquiry": "违规询问对方是否藏牌",
     "revoke_trick_winner": "赢得藏牌墩的一家", "later_tricks_won": "违规方此后赢得的墩",
@@ -38,7 +38,7 @@ BRIDGE_LABELS = {
 TURNS = {"offender": "轮到违规者出牌", "partner_lead": "轮到违规者的同伴引牌"}
 OPTIONS = {"require": "要求引出罚张花色", "forbid": "禁止引出罚张花色", "none": "对引牌不加限制"}
 KINDS = {"major": "重罚张", "minor": "轻罚张"}
-ACTIONS = {"lead": "引牌", "play": "出牌", "claim": "摊牌声明", "name": "指定下一墩要打的牌"}
+ACTIONS = {"lead": "引牌", "play": "出牌", "claim": "作出摊牌声明", "name": "指明要打的牌"}
 
 
 def cards(codes: list[str]) -> str:
@@ -55,6 +55,8 @@ def seat(code: str) -> str:
 
 def event(ev: dict) -> str:
     trick = f"第{ev['trick']}墩" if "trick" in ev else ""
+    if ev["action"] == "name":
+        return f"{seat(ev['seat'])}{'的' + trick if trick else ''}牌已被指明"
     return f"{seat(ev['seat'])}{trick}{ACTIONS[ev['action']]}"
 
 
@@ -90,7 +92,7 @@ def bridge_value(key: str, value: Any) -> str:
 
 
 def _led(i: dict) -> str:
-    return f"本墩首引{suit(i['led_suit'])}" if i.get("led_suit") else "由他引牌"
+    return f"本墩首引{suit(i['led_suit'])}" if i.get("led_suit") else "轮到他首引"
 
 
 def _void(i: dict) -> str:
@@ -116,7 +118,7 @@ def _trick_winner(i: dict) -> str:
 def _designate(i: dict) -> str:
     parts = [f"明手有 {cards(i['dummy_cards'])}"]
     if i.get("current_trick_cards"):
-        parts.append(f"本墩已打出 {cards(i['current_trick_cards'])}，明手{'第4家' if i.get('dummy_plays_fourth') else ''}出牌")
+        parts.append(f"本墩已打出 {cards(i['current_trick_cards'])}，明手第{len(i['current_trick_cards']) + 1}家出牌")
     elif i.get("led_suit"):
         parts.append(f"本墩首引{suit(i['led_suit'])}")
     else:
@@ -129,7 +131,7 @@ def _designate(i: dict) -> str:
 
 
 def _penalty_card_kind(i: dict) -> str:
-    how = "因疏忽" if i.get("inadvertent") else "有意"
+    how = "因疏忽" if i.get("inadvertent") else "并非因疏忽（如越序引牌）"
     many = f"（同时暴露了 {i['count_of_penalty_cards']} 张牌）" if i.get("count_of_penalty_cards", 1) > 1 else ""
     return f"防守方{how}暴露了{parse_card(i['card'], 'card').label}{many}。"
 
@@ -137,14 +139,15 @@ def _penalty_card_kind(i: dict) -> str:
 def _penalty_card_obligations(i: dict) -> str:
     kind = KINDS[i["kind"]] if i.get("kind") else ("轻罚张" if i.get("inadvertent") else "罚张")
     parts = [f"防守方一家有{kind} {cards(i['penalty_cards'])} 摊在桌上"]
-    if i.get("suits"):
-        parts.append(f"罚张花色为{'、'.join(suit(s) for s in i['suits'])}")
     parts.append(TURNS[i["turn"]])
     if i.get("led_suit"):
         parts.append(f"本墩首引{suit(i['led_suit'])}")
     if i.get("hand"):
         parts.append(f"{'同伴' if i['turn'] == 'partner_lead' else '违规者'}手中有 {cards(i['hand'])}{_void(i)}")
-    if i.get("declarer_option"):
+    if i.get("declarer_option") and i.get("suits"):
+        verb = {"require": "要求引出", "forbid": "禁止引出"}.get(i["declarer_option"], "指名")
+        parts.append(f"庄家{verb}{'、'.join(suit(s) for s in i['suits'])}")
+    elif i.get("declarer_option"):
         parts.append(f"庄家{OPTIONS[i['declarer_option']]}")
     return "，".join(parts) + "。"
 
