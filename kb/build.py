@@ -157,9 +157,11 @@ def _build_locked(out: Path, with_site: bool) -> Path:
         _build_index(tmp)
         if with_site:
             from kb.site.build import build_site
+            from kb.site.examples_text import site_examples
             from kb.site.linkcheck import check_site
-            from kb.worked import site_examples
+            from kb.site.pdf import build_pdfs
             site = build_site(records, tmp, site_examples(records))
+            build_pdfs(site, tmp)
             broken = check_site(site)
             if broken:
                 raise KbError(f"the built site has {len(broken)} broken links; first: {broken[0]}")

@@ -60,6 +60,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from kb import works
 from kb.errors import KbError
+from kb.site.lang import edition_for
 
 WORKS = works.work_ids()
 SCRIPTS = ("hans", "hant")
@@ -476,7 +477,9 @@ def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE,
         return Response(schema, media_type="application/json")
 
     async def root(request: Request) -> Response:
-        return RedirectResponse("/hans/", status_code=302)
+        """The edition the browser asks for (zh-TW, zh-HK, zh-Hant → /hant/; otherwise /hans/)."""
+        edition = edition_for(request.headers.get("accept-language", ""))
+        return RedirectResponse(f"/{edition}/", status_code=302, headers={"Vary": "Accept-Language"})
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

@@ -31,9 +31,12 @@ from kb.site.static_search import StaticIndex
 ROOT = Path(__file__).resolve().parent.parent.parent
 THEME = Path(__file__).resolve().parent / "theme"
 SCRIPTS = ("hans", "hant")
-LANGUAGE = {"hans": "zh", "hant": "zh-TW"}
+LANGUAGE = {"hans": "zh-Hans", "hant": "zh-Hant"}   # <html lang>; zh-Hans from kb/site/theme
 # Files of the theme that no page of ours uses (the built-in search is replaced by ours).
 UNUSED = ("assets/javascripts/lunr", "assets/javascripts/workers", "search/search_index.json")
+# Stylesheets and scripts of docs/assets on every page (as fingerprinted copies), in order.
+EXTRA_CSS = ("kb.css", "search.css", "reading.css", "print.css")
+EXTRA_JAVASCRIPT = ("kb.js", "clause.js")
 # Guides for developers kept in docs/ beside the site's hand-written pages, not published.
 DEVELOPER_DOCS = ("adding-a-work.md",)
 PR_SET_PDEATHSIG = 1
@@ -85,6 +88,8 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         entries = [f"{work.id}/index.md"]
         for key, titles in MAHJONG_PAGES.items():
             page = f"{work.id}/{key}.md"
+            if page not in layout.pages:      # a sectioned work need not fill every kind of page
+                continue
             write(page, r.mahjong_page(page, layout.pages[page]))
             entries.append({titles[0 if script == "hans" else 1]: page})
         nav.append({work.title(script): entries})
@@ -153,8 +158,8 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
             "site_dir": str(site / script),
             "nav": nav,
             "theme": {"name": "material", "language": LANGUAGE[script], "font": False, "custom_dir": str(THEME)},
-            "extra_css": [assets["kb.css"], assets["search.css"]],
-            "extra_javascript": [assets["kb.js"]],
+            "extra_css": [assets[name] for name in EXTRA_CSS],
+            "extra_javascript": [assets[name] for name in EXTRA_JAVASCRIPT],
             "extra": {"kb_search_label": label,
                       "kb_search_placeholder": "检索条款" if script == "hans" else "檢索條款"},
         }

@@ -2,18 +2,25 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 
 from kb import works
 from kb.normalise import to_hant
 from kb.records import Record
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, relative
+from kb.site.pdf import pdf_href
 
 HEADING_LEVEL = {"law": 1, "section": 2, "clause": 2, "item": 3, "subitem": 4}
 MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
 
 # Worked examples: clause id -> markdown blocks (Simplified), filled in by the rules stage.
 Examples = dict[str, list[str]]
+
+# Marks on the 出处 summary, so that editors find the clauses with variants or recovered text.
+MARKS = {"variant": "有异文", "recovery": "有补出", "loss": "有缺文", "emendation": "有校改",
+         "repair": "有修复", "fragment": "残篇"}
+NOTE_KINDS = {"recovery": "补出", "loss": "缺文", "emendation": "校改", "repair": "修复", "fragment": "残篇"}
 
 
 class Renderer:
@@ -66,21 +73,22 @@ class Renderer:
     def heading(self, rec: Record, level: int | None = None) -> str:
         level = level or HEADING_LEVEL.get(rec.level, 2)
         title = escape(self.field(rec, "title"))
-        if works.get(rec.work).kind == "sectioned":
+        work = works.get(rec.work)
+        if work.kind == "sectioned":
             label = title or escape(self.t(rec.citation))
             if rec.level != "section" and title:
                 label = f"{rec.path[-1]}. {title}" if len(rec.path) == 2 else f"{'.'.join(rec.path[1:])} {title}"
             elif rec.level != "section":
                 label = ".".join(rec.path[1:])
-        elif rec.level == "law":
-            label = works.get(rec.work).law_name(rec.law or "") + f" {title}"
-            label = self.t(label)
+        elif rec.level == "law" and rec.law is not None:
+            label = self.t(work.law_name(rec.law)) + f" {title}"
         else:
             label = f"{rec.citation} {title}".strip()
         tai = f' <span class="kb-tai">{rec.tai}{self.t("台")}</span>' if rec.tai else ""
         return f"{'#' * level} {label}{tai} {{ #{self.layout.place[rec.id].anchor} }}\n"
 
     def meta(self, rec: Record, page: str) -> str:
+        """Backlinks and footnotes in view; sources, variants and notes behind one small 出处 marker."""
         lines = []
         if rec.cited_by:
             links = []
@@ -102,12 +110,18 @@ class Renderer:
             readings = " ｜ ".join(f"{sigil}：{escape(t) or '∅'}" for sigil, t in v["readings"].items())
             details.append(f"- {self.t('异文')}：{readings}（{escape(v['context'])}）")
         for n in rec.notes:
-            details.append(f"- {self.t('注')}：{escape(n['what'])}（{self.t('据')} {escape(n['from'])}）")
+            details.append(f"- {self.t(NOTE_KINDS.get(n['kind'], '注'))}：{escape(n['what'])}（{self.t('据')} {escape(n['from'])}）")
         if details:
-            lines.append(f'??? note "{self.t("出处与校勘")}"\n' + "".join(f"    {d}\n" for d in details))
+            marks = ([MARKS["variant"]] if rec.variants else []) + list(dict.fromkeys(
+                MARKS[n["kind"]] for n in rec.notes if n["kind"] in MARKS))
+            badge = "".join(f' <span class="kb-mark">{self.t(m)}</span>' for m in marks)
+            lines.append(f'<details class="kb-prov" markdown="1">\n<summary>{self.t("出处")}{badge}</summary>\n\n'
+                         + "".join(f"{d}\n" for d in details) + "\n</details>\n")
         return "\n".join(lines)
 
     def record_block(self, rec: Record, page: str, level: int | None = None) -> str:
+        """One record: heading, text, backlinks, provenance and worked examples, wrapped so that the
+        whole clause is highlighted when its anchor is the target (kb/site clause.js adds the copy button)."""
         parts = [self.heading(rec, level)]
         body = self.text_with_refs(rec, page)
         if body:
@@ -117,7 +131,15 @@ class Renderer:
             parts.append(meta)
         for block in self.examples.get(rec.id, []):
             parts.append(self.clause_links(self.t(block), page))
-        return "\n".join(parts) + "\n"
+        cite = html.escape(self.citation(rec), quote=True)
+        return (f'<div class="kb-clause" data-cite="{cite}" data-level="{rec.level}" markdown="1">\n\n' + "\n".join(parts)
+                + "\n</div>\n")
+
+    def citation(self, rec: Record) -> str:
+        """How a person cites the record: 67B1(b), 第67条, 计台名堂 13."""
+        if rec.level == "law" and rec.law is not None:
+            return self.t(works.get(rec.work).law_name(rec.law))
+        return self.t(rec.citation)
 
     def clause_links(self, text: str, page: str) -> str:
         """Turn ⟦record id⟧ markers (worked examples) into links to the clauses."""
@@ -141,7 +163,8 @@ class Renderer:
 
     def work_index(self, work: str) -> str:
         page = f"{work}/index.md"
-        out = [self.switch(page), f"# {self.t(WORK_TITLES[work][0])}\n"]
+        out = [front_matter(self.t(WORK_TITLES[work][0])), self.switch(page), f"# {self.t(WORK_TITLES[work][0])}\n",
+               self.pdf_link(work)]
         for law in self.layout.laws(work):
             for h in law.heading:
                 out.append(f"\n## {escape(self.t(h))}\n")
@@ -149,6 +172,11 @@ class Renderer:
             frag = self.t("（残篇）") if any(n["kind"] == "fragment" for n in law.notes) else ""
             out.append(f"- [{self.t(name)} {escape(self.field(law, 'title'))}{frag}](law-{law.law}.md)")
         return "\n".join(out) + "\n"
+
+    def pdf_link(self, work: str) -> str:
+        """The link from a work's index page to its print edition (kb/site/pdf.py writes it after mkdocs)."""
+        return (f'<p class="kb-pdf kb-print-hide"><a href="{pdf_href(work, self.script)}" type="application/pdf">'
+                f'{self.t("打印版（PDF）")}</a></p>\n')
 
     def compare_page(self, law: int) -> str:
         """The two translations of one law, clause by clause, in two columns (stacked on a phone)."""
@@ -158,27 +186,29 @@ class Renderer:
                 for w in pair}
         paths = {local: r.path for w in pair for local, r in recs[w].items()}
         order = sorted(paths, key=lambda local: [(len(p), p.zfill(3)) for p in paths[local][1:]])
-        first = recs[pair[0]].get(str(law)) or recs[pair[1]][str(law)]
+        first = next(recs[w][str(law)] for w in pair if str(law) in recs[w])
+        names = {w: self.t(WORK_TITLES[w][0]) for w in pair}
         out = [self.switch(page), f"# {self.t(f'第{law}条对照')}：{escape(self.field(first, 'title'))} {{ #{law} }}\n",
                '<div class="kb-pair kb-pair-head" markdown="1">\n'
-               + "".join(f'<div markdown="1">\n**{self.t(WORK_TITLES[w][0])}**\n</div>\n' for w in pair)
+               + "".join(f'<div markdown="1">\n**{names[w]}**\n</div>\n' for w in pair)
                + "</div>\n"]
         for local in order:
             if local == str(law):
                 heading = ""
             else:
-                any_rec = recs[pair[0]].get(local) or recs[pair[1]][local]
+                any_rec = next(recs[w][local] for w in pair if local in recs[w])
                 depth = {"clause": 2, "item": 3, "subitem": 4}.get(any_rec.level, 2)
                 heading = f"{'#' * depth} {any_rec.citation} {{ #{local} }}\n"
             cells = []
             for w in pair:
+                label = f'<p class="kb-pair-label">{names[w]}</p>\n'   # which translation, where the head row is hidden
                 rec = recs[w].get(local)
                 if rec is None:
-                    cells.append(f'<div markdown="1">\n<p class="kb-missing">{self.t("此译本无此款")}</p>\n</div>\n')
+                    cells.append(f'<div markdown="1">\n{label}<p class="kb-missing">{self.t("此译本无此款")}</p>\n</div>\n')
                     continue
                 href = self.layout.href(page, rec.id)
                 body = self.text_with_refs(rec, page)
-                cells.append(f'<div markdown="1">\n**[{rec.citation}]({href})** {escape(self.field(rec, "title"))}\n\n'
+                cells.append(f'<div markdown="1">\n{label}\n**[{rec.citation}]({href})** {escape(self.field(rec, "title"))}\n\n'
                              + (f"{body}\n" if body else "") + "</div>\n")
             out.append(heading + '<div class="kb-pair" markdown="1">\n' + "".join(cells) + "</div>\n")
         return "\n".join(out)
@@ -193,18 +223,23 @@ class Renderer:
 
     def mahjong_index(self, work: str) -> str:
         page = f"{work}/index.md"
-        out = [self.switch(page), f"# {self.t(WORK_TITLES[work][0])}\n",
-               f"## {self.t('计台名堂一览')} {{ #patterns-table }}\n",
-               f"| {self.t('编号')} | {self.t('名堂')} | {self.t('台数')} | {self.t('条文')} |",
-               "| ---: | --- | ---: | --- |"]
-        for rec in self.layout.records:
-            if rec.work == work and rec.path[0] == "patterns" and len(rec.path) == 2:
-                href = self.layout.href(page, rec.id)
-                out.append(f"| {rec.path[1]} | {escape(self.field(rec, 'title'))} | {rec.tai or '—'} "
-                           f"| [{escape(self.t(rec.citation))}]({href}) |")
+        out = [front_matter(self.t(WORK_TITLES[work][0])), self.switch(page), f"# {self.t(WORK_TITLES[work][0])}\n",
+               self.pdf_link(work)]
+        patterns = [r for r in self.layout.records
+                    if r.work == work and r.path[0] == "patterns" and len(r.path) == 2]
+        if patterns:
+            out += [f"## {self.t('计台名堂一览')} {{ #patterns-table }}\n",
+                    f"| {self.t('编号')} | {self.t('名堂')} | {self.t('台数')} | {self.t('条文')} |",
+                    "| ---: | --- | ---: | --- |"]
+        for rec in patterns:
+            href = self.layout.href(page, rec.id)
+            out.append(f"| {rec.path[1]} | {escape(self.field(rec, 'title'))} | {rec.tai or '—'} "
+                       f"| [{escape(self.t(rec.citation))}]({href}) |")
         out.append("")
+        pages = {p.split("/")[-1][:-3] for p in self.layout.pages if p.startswith(f"{work}/")}
         for key, (hans, hant) in MAHJONG_PAGES.items():
-            out.append(f"- [{hans if self.script == 'hans' else hant}]({key}.md)")
+            if key in pages:
+                out.append(f"- [{hans if self.script == 'hans' else hant}]({key}.md)")
         return "\n".join(out) + "\n"
 
     def mahjong_page(self, page: str, records: list[Record]) -> str:
@@ -213,6 +248,11 @@ class Renderer:
         out = [self.switch(page), f"# {title}\n"]
         out += [self.record_block(r, page) for r in records]
         return "\n".join(out)
+
+
+def front_matter(title: str) -> str:
+    """The page's title for mkdocs (its first element is the edition switch, not the H1)."""
+    return f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n"
 
 
 def escape(text: str) -> str:

@@ -1,0 +1,241 @@
+"""The print editions: one PDF per work and script, printed by Chromium from the built site.
+
+Why Chromium (through Playwright) rather than WeasyPrint: the PDF is the page the reader sees,
+laid out by the same engine and the same stylesheets (mkdocs-material, reading.css, print.css),
+with no second renderer to keep in step; Chromium embeds the (subset) fonts, keeps the text
+searchable, writes a tagged PDF and makes the bookmarks from the headings (one per law and
+clause). Needs Chromium (/usr/bin/chromium, or $KB_CHROMIUM) and a CJK font (fonts-noto-cjk).
+
+For each work, the article of its index page and of each of its pages, in the book's order, is
+concatenated into one print-only HTML file (links inside the work become links inside the PDF;
+links elsewhere become plain text), printed to ``SITE/<script>/pdf/<work>-<script>.pdf``.
+"""
+from __future__ import annotations
+
+import html
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from urllib.parse import urljoin
+
+from kb import works
+from kb.errors import KbError
+from kb.records import read_jsonl
+from kb.site.layout import WORK_TITLES, Layout
+
+SCRIPTS = ("hans", "hant")
+LANG = {"hans": "zh-Hans", "hant": "zh-Hant"}
+CSS = ("assets/reading.css", "assets/print.css")
+ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
+LINK = re.compile(r'<a ([^>]*?)href="([^"]*)"([^>]*)>')
+
+
+def chromium() -> str:
+    return os.environ.get("KB_CHROMIUM") or "/usr/bin/chromium"
+
+
+def require_tools() -> None:
+    """One line, and no PDF, when Chromium or a CJK font is missing."""
+    if not Path(chromium()).is_file():
+        raise KbError(f"the PDF editions need Chromium at {chromium()} (Debian: apt-get install chromium; "
+                      "or set KB_CHROMIUM)")
+    fc = shutil.which("fc-list")
+    found = subprocess.run([fc, ":lang=zh", "family"], capture_output=True, text=True).stdout.strip() if fc else ""
+    if not found:
+        raise KbError("the PDF editions need a CJK font, and fontconfig finds none for Chinese "
+                      "(Debian: apt-get install fonts-noto-cjk)")
+
+
+def pdf_name(work: str, script: str) -> str:
+    return f"{work}-{script}.pdf"
+
+
+def pdf_href(work: str, script: str) -> str:
+    """The link to a work's PDF from the work's index page (SITE/<script>/<work>/)."""
+    return f"../pdf/{pdf_name(work, script)}"
+
+
+def work_pages(layout: Layout, work: str) -> list[str]:
+    """The work's pages (docs-relative .md paths) in the book's order, its index page first."""
+    pages = [f"{work}/index.md"]
+    for rec in layout.records:
+        if rec.work == work and layout.place[rec.id].page not in pages:
+            pages.append(layout.place[rec.id].page)
+    return pages
+
+
+def url_of(page: str) -> str:
+    """Site URL path (from the edition's root) of a docs page: cbr1999/law-45.md -> /cbr1999/law-45/."""
+    return "/" + (page[: -len("index.md")] if page.endswith("index.md") else page[:-3] + "/")
+
+
+def section_id(page: str) -> str:
+    return "page-" + re.sub(r"[^A-Za-z0-9]+", "-", url_of(page)).strip("-")
+
+
+def print_html(site: Path, script: str, work: str, pages: list[str]) -> str:
+    """One HTML document holding the articles of a work's pages, for Chromium to print."""
+    urls = {url_of(p): p for p in pages}
+    parts = []
+    for page in pages:
+        file = site / script / url_of(page).strip("/") / "index.html"
+        try:
+            text = file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise KbError(f"{file}: cannot read the built page for the PDF ({exc.strerror})") from None
+        m = ARTICLE.search(text)
+        if m is None:
+            raise KbError(f"{file}: no <article> in the built page")
+        parts.append(f'<section class="kb-print-page" id="{section_id(page)}">\n'
+                     f"{_clean(m.group(1), url_of(page), urls, contents=page == pages[0])}\n</section>")
+    root = (site / script).resolve().as_uri() + "/"
+    theme = sorted((site / script / "assets" / "stylesheets").glob("main.*.min.css"))
+    links = [root + str(p.relative_to(site / script)) for p in theme] + [root + c for c in CSS]
+    title = html.escape(WORK_TITLES[work][0 if script == "hans" else 1])
+    head = "".join(f'<link rel="stylesheet" href="{href}">\n' for href in links)
+    return (f'<!doctype html>\n<html lang="{LANG[script]}" data-md-color-scheme="default">\n<head>\n<meta charset="utf-8">\n'
+            f"<title>{title}</title>\n{head}</head>\n<body class=\"kb-print\">\n"
+            f'<div class="md-content"><div class="md-content__inner md-typeset">\n'
+            + "\n".join(parts) + "\n</div></div>\n</body>\n</html>\n")
+
+
+def _clean(article: str, here: str, urls: dict[str, str], contents: bool = False) -> str:
+    """Drop what only the screen needs; links into the work point inside the PDF, others are plain text.
+    On the contents page (the work's index) only the title is a heading, so the bookmarks are the laws'."""
+    if contents:
+        article = re.sub(r"<h([2-6])([^>]*)>(.*?)</h\1>", r'<p class="kb-contents-head"\2>\3</p>', article, flags=re.S)
+    article = re.sub(r'<div class="kb-switch".*?</div>', "", article, flags=re.S)
+    article = re.sub(r'<a class="headerlink"[^>]*>.*?</a>', "", article)
+    article = re.sub(r'<p><a href="[^"#]*compare/[^"]*">[^<]*</a></p>', "", article)
+
+    def link(m: re.Match[str]) -> str:
+        before, href, after = m.groups()
+        if href.startswith("#"):
+            return m.group(0)
+        target = urljoin(here, href)
+        path, _, frag = target.partition("#")
+        if path in urls:
+            return f'<a {before}href="#{frag or section_id(urls[path])}"{after}>'
+        return f"<a {before}{after}>".replace("  ", " ")
+    return LINK.sub(link, article)
+
+
+RADICALS = re.compile("[\u2e80-\u2fdf]")
+# CJK Radicals Supplement forms that Noto CJK draws with the same glyph as an ideograph (NFKC
+# covers the Kangxi radicals, not these): after the Unicode Character Database's
+# EquivalentUnifiedIdeograph.txt.
+SUPPLEMENT = dict(zip(
+    "⺊⺒⺓⺔⺖⺗⺘⺛⺝⺠⺡⺢⺣⺤⺦⺧⺨⺩⺫⺬⺭⺯⺰⺳⺹⺻⺼⺾⺿⻀⻁⻂⻃⻄⻅⻆⻈⻉⻋⻌⻍⻎⻏⻐⻑⻒⻓⻔⻖⻗⻘⻙⻚⻛⻜⻝⻟⻠⻢⻣⻤⻥⻦⻧⻨⻩⻪⻫⻬⻭⻮⻯⻰⻱⻲⻳",
+    "卜巳幺彑忄心扌旡月民氵氺灬爫丬牛犭王罒示礻糸纟网耂聿肉艹艹艹虎衤覀西见角讠贝车辶辶辶阝钅長镸长门阝雨青韦页风飞食飠饣马骨鬼鱼鸟卤麦黄黾斉齐歯齿竜龙龜亀龟"))
+BFCHAR = re.compile(r"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>")
+BFRANGE = re.compile(r"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>")
+
+
+def unicode_of(cmap: str) -> dict[int, str]:
+    """A ToUnicode CMap's mapping: character code -> text."""
+    out: dict[int, str] = {}
+    for block in re.findall(r"beginbfrange(.*?)endbfrange", cmap, re.S):
+        for lo, hi, start in BFRANGE.findall(block):
+            first = int(start, 16)
+            for k, code in enumerate(range(int(lo, 16), int(hi, 16) + 1)):
+                out[code] = chr(first + k)
+    for block in re.findall(r"beginbfchar(.*?)endbfchar", cmap, re.S):
+        for code, text in BFCHAR.findall(block):
+            out[int(code, 16)] = bytes.fromhex(text).decode("utf-16-be")
+    return out
+
+
+def cmap_text(mapping: dict[int, str]) -> str:
+    """A ToUnicode CMap (bfchar entries only) for a mapping."""
+    items = sorted(mapping.items())
+    chunks = [items[i:i + 100] for i in range(0, len(items), 100)]
+    body = "".join(f"{len(c)} beginbfchar\n" + "".join(f"<{code:04X}> <{text.encode('utf-16-be').hex().upper()}>\n"
+                                                       for code, text in c) + "endbfchar\n" for c in chunks)
+    return ("/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n"
+            "/CIDSystemInfo\n<<  /Registry (Adobe)\n/Ordering (UCS)\n/Supplement 0\n>> def\n"
+            "/CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n"
+            "1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n" + body
+            + "endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n")
+
+
+def ideograph(text: str) -> str:
+    """The ideograph a radical form stands for (unchanged if it is none); a radical with no
+    known ideograph is an error, since the site's text has none."""
+    import unicodedata
+    if not RADICALS.search(text):
+        return text
+    out = "".join(SUPPLEMENT.get(ch, ch) for ch in unicodedata.normalize("NFKC", text))
+    if RADICALS.search(out):
+        raise KbError(f"PDF text map: no ideograph known for the radical form {out!r} (add it to SUPPLEMENT in kb/site/pdf.py)")
+    return out
+
+
+def fix_text_map(pdf: Path) -> int:
+    """Make the PDF's text read as the page does: Noto CJK draws 手 and the Kangxi radical ⼿ with one
+    glyph, and Chromium's ToUnicode maps such glyphs to the radical, so 明手 would extract (and
+    search) as 明⼿. Map those codes to the ideograph (NFKC). Returns how many fonts were fixed."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DictionaryObject, StreamObject
+    writer = PdfWriter(clone_from=str(pdf))
+    fixed: set[int] = set()
+    for page in writer.pages:
+        fonts = page.get("/Resources", DictionaryObject()).get_object().get("/Font", DictionaryObject()).get_object()
+        for ref in fonts.values():
+            font = ref.get_object()
+            if "/ToUnicode" not in font:
+                continue
+            stream = font["/ToUnicode"].get_object()
+            if not isinstance(stream, StreamObject) or id(stream) in fixed:
+                continue
+            cmap = stream.get_data().decode("latin-1")
+            if not RADICALS.search("".join(unicode_of(cmap).values())):
+                continue
+            mapping = {code: ideograph(text) for code, text in unicode_of(cmap).items()}
+            stream.set_data(cmap_text(mapping).encode("latin-1"))
+            fixed.add(id(stream))
+    if fixed:
+        writer.write(str(pdf))
+    return len(fixed)
+
+
+FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#555;">'
+          '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
+
+
+def build_pdfs(site_dir: Path, out_dir: Path) -> list[Path]:
+    """Print every work in both scripts from the built site in ``site_dir``, reading the records
+    in ``out_dir/records.jsonl``; the PDFs go to ``site_dir/<script>/pdf/``. Returns their paths."""
+    require_tools()
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
+    layout = Layout(list(read_jsonl(out_dir / "records.jsonl")))
+    jobs = []
+    for script in SCRIPTS:
+        for work in works.all_works():
+            source = out_dir / "print" / f"{work.id}-{script}.html"
+            source.parent.mkdir(parents=True, exist_ok=True)
+            pages = [p for p in work_pages(layout, work.id)        # the pages the site has for the work
+                     if (site_dir / script / url_of(p).strip("/") / "index.html").is_file()]
+            if not pages:
+                continue
+            source.write_text(print_html(site_dir, script, work.id, pages), encoding="utf-8")
+            target = site_dir / script / "pdf" / pdf_name(work.id, script)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            jobs.append((source, target))
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium(), headless=True,
+                                        args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+            page = browser.new_page()
+            for source, target in jobs:
+                page.goto(source.resolve().as_uri(), wait_until="load")
+                page.pdf(path=str(target), format="A4", prefer_css_page_size=True, outline=True, tagged=True,
+                         display_header_footer=True, header_template="<span></span>", footer_template=FOOTER)
+            browser.close()
+    except PlaywrightError as exc:
+        raise KbError(f"printing the PDF editions with Chromium failed: {str(exc).splitlines()[0]}") from None
+    for _, target in jobs:
+        fix_text_map(target)
+    return [target for _, target in jobs]

@@ -1,0 +1,181 @@
+"""Reading at the table, in the built site: examples in words, compact provenance, languages,
+titles, and the PDF editions (text, bookmarks, fonts)."""
+from __future__ import annotations
+
+import html as htmllib
+import re
+from pathlib import Path
+
+import pytest
+
+from kb import build as b
+from kb import works
+from kb.errors import KbError
+from kb.site import examples_text
+from kb.site.pdf import pdf_name
+
+
+@pytest.fixture(scope="session")
+def built():
+    out = b.ensure_built(None, need_site=True)
+    return out, b.site_dir(out)
+
+
+def page(site: Path, edition: str, url: str) -> str:
+    return (site / edition / url / "index.html").read_text(encoding="utf-8")
+
+
+def article_text(html: str) -> str:
+    """What a reader sees of the page's article: tags, scripts and attributes dropped."""
+    m = re.search(r'<article class="md-content__inner md-typeset">(.*?)</article>', html, re.S)
+    assert m, "no article"
+    body = re.sub(r"<(script|style)\b.*?</\1>", "", m.group(1), flags=re.S)
+    return htmllib.unescape(re.sub(r"<[^>]+>", " ", body))
+
+
+def all_pages(site: Path) -> list[Path]:
+    return sorted(p for edition in ("hans", "hant") for p in (site / edition).rglob("index.html"))
+
+
+# -- examples in words -------------------------------------------------------------------------
+
+def test_example_states_the_situation_then_the_ruling(built):
+    _, site = built
+    text = article_text(page(site, "hans", "cbr1999/law-50"))
+    i = text.index("算例：重罚张须于第一次合法机会打出（垫牌）")
+    example = text[i:i + 400]
+    assert "本墩首引方块" in example and "没有方块" in example           # the situation
+    assert example.index("情形") < example.index("裁定") < example.index("须打出♥K") < example.index("依据")
+    assert "牌例明细" in example                                       # the data, collapsed, for people
+
+
+def test_every_worked_example_has_situation_ruling_and_clauses(built):
+    _, site = built
+    for url in [f"cbr1999/law-{n}" for n in (44, 46, 50, 51, 61, 62, 63, 64)] + ["twmj16/patterns"]:
+        html = page(site, "hans", url)
+        blocks = re.findall(r'<div class="admonition example">(.*?)</details>\s*</div>', html, re.S)
+        assert blocks, url
+        for block in blocks:
+            assert "情形" in block and "裁定" in block and "依据" in block and "<a href=" in block, (url, block[:120])
+
+
+def test_no_developer_jargon_in_page_text(built):
+    _, site = built
+    fields = set(examples_text.BRIDGE_LABELS) | set(examples_text.MAHJONG_LABELS)
+    word = re.compile(r"(?<![A-Za-z_])(" + "|".join(sorted(fields, key=len, reverse=True)) + r")(?![A-Za-z_])")
+    banned = ("构建时已由规则代码核验", "構建時已由規則代碼核驗", "kb bridge", "kb mahjong", "```json", '{"')
+    rule_pages = [p for p in all_pages(site) if p.relative_to(site).parts[1] in {w.id for w in works.all_works()} | {"compare"}]
+    assert len(rule_pages) > 100
+    for path in rule_pages:                  # the rule books' pages (docs/adding-a-work.md is for developers)
+        text = article_text(path.read_text(encoding="utf-8"))
+        for phrase in banned:
+            assert phrase not in text, (path, phrase)
+        found = word.search(text)
+        assert found is None, (path, found and found.group(0))
+
+
+def test_an_input_field_without_a_chinese_label_fails_the_build():
+    example = {"title": "新字段", "clause": "cbr1999:44A", "function": "legal_cards",
+               "input": {"hand": ["AS"], "new_field": 1}, "result": {"clauses": ["cbr1999:44A"], "explanation": "…"}}
+    with pytest.raises(KbError, match="new_field"):
+        examples_text.block(example)
+    with pytest.raises(KbError, match="no_such_function"):
+        examples_text.block({**example, "function": "no_such_function", "input": {"hand": ["AS"]}})
+
+
+# -- provenance ---------------------------------------------------------------------------------
+
+def test_provenance_is_one_small_marker_per_clause_with_marks(built):
+    _, site = built
+    html = page(site, "hans", "cbr1999/law-45")
+    assert "出处与校勘" not in html and 'class="admonition note"' not in html
+    clauses = re.findall(r'<div class="kb-clause".*?(?=<div class="kb-clause"|</article>)', html, re.S)
+    assert len(clauses) > 10
+    for clause in clauses:
+        assert clause.count('<details class="kb-prov">') <= 1
+    d45 = next(c for c in clauses if 'id="45D"' in c)
+    assert re.search(r"<summary>出处 <span class=\"kb-mark\">有异文</span>", d45)
+    assert "004_5298a96e49a6c220.txt" in d45                        # the sources, behind the marker
+    b67 = page(site, "hans", "cbr1999/law-67")
+    clause = b67[b67.index('id="67B1b"'):]
+    assert '<span class="kb-mark">有补出</span>' in clause[:clause.index("</details>")]
+    hant = page(site, "hant", "cbr1999/law-45")
+    assert "有異文" in hant and "出處" in hant
+
+
+# -- languages and titles -----------------------------------------------------------------------
+
+def test_html_lang_and_chinese_titles(built):
+    _, site = built
+    for edition, lang in (("hans", "zh-Hans"), ("hant", "zh-Hant")):
+        for path in (site / edition).rglob("index.html"):
+            html = path.read_text(encoding="utf-8")
+            assert f'<html lang="{lang}"' in html, path
+            title = re.search(r"<title>(.*?)</title>", html).group(1)
+            assert "Index" not in title, path
+    assert "<title>中国桥牌竞赛规则（1999） - 牌规知识库</title>" in page(site, "hans", "cbr1999")
+    assert "<title>台灣十六張麻將競賽規則 - 牌規知識庫</title>" in page(site, "hant", "twmj16")
+
+
+# -- PDF editions -------------------------------------------------------------------------------
+
+def test_a_pdf_of_every_work_in_both_scripts_linked_from_its_index(built):
+    _, site = built
+    for work in works.all_works():
+        for edition in ("hans", "hant"):
+            pdf = site / edition / "pdf" / pdf_name(work.id, edition)
+            assert pdf.is_file() and pdf.read_bytes()[:5] == b"%PDF-", pdf
+            assert pdf.stat().st_size > 50_000, pdf
+            assert f'href="../pdf/{pdf_name(work.id, edition)}"' in page(site, edition, work.id)
+
+
+def outline_titles(reader) -> list[tuple[int, str]]:
+    out: list[tuple[int, str]] = []
+
+    def walk(items, depth: int) -> None:
+        for item in items:
+            if isinstance(item, list):
+                walk(item, depth + 1)
+            else:
+                out.append((depth, item.title))
+    walk(reader.outline, 0)
+    return out
+
+
+def plain(text: str) -> str:
+    return re.sub(r"\s+", "", text)
+
+
+@pytest.mark.parametrize("edition", ["hans", "hant"])
+def test_pdf_text_is_searchable_with_bookmarks_per_law_and_clause(built, records, edition):
+    from pypdf import PdfReader
+    _, site = built
+    reader = PdfReader(site / edition / "pdf" / pdf_name("cbr1999", edition))
+    rec = records["cbr1999:45C4b"]
+    text = plain("".join(p.extract_text() for p in reader.pages))
+    clause = plain(getattr(rec, f"text_{edition}"))
+    assert clause[:40] in text                                   # 45C4(b)'s words, as a reader would search them
+    i = text.index(plain(f"45C4(b) {getattr(rec, f'title_{edition}')}"))
+    assert clause[:40] in text[i:i + 200]
+    assert not re.search("[\u2e80-\u2fdf]", text)               # no radical stand-ins (⼿ for 手)
+    titles = outline_titles(reader)
+    law = "第45条" if edition == "hans" else "第45條"
+    depth_law = next(d for d, t in titles if t.startswith(law))
+    depth_clause = next(d for d, t in titles if t.startswith("45C4(b)"))
+    assert depth_clause > depth_law                             # clauses nest under their law
+    assert sum(1 for _, t in titles if re.match(r"第\d+[条條]", t)) >= 45
+
+
+def test_pdf_fonts_are_embedded(built):
+    from pypdf import PdfReader
+    _, site = built
+    reader = PdfReader(site / "hans" / "pdf" / pdf_name("twmj16", "hans"))
+    for number, pg in enumerate(reader.pages):
+        for font in pg["/Resources"].get("/Font", {}).values():
+            font = font.get_object()
+            assert "/ToUnicode" in font, number
+            if font["/Subtype"] == "/Type3":
+                continue                                        # glyphs drawn in the PDF itself
+            descendant = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
+            descriptor = descendant["/FontDescriptor"].get_object()
+            assert any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")), (number, font["/BaseFont"])

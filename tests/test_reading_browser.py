@@ -1,0 +1,169 @@
+"""Reading at the table, in Chromium: the clause you came for, copy-citation, notes on tap,
+compare labels and tables on a phone, and axe-core with zero serious or critical violations.
+
+Drives Debian's chromium (/usr/bin/chromium, or $KB_CHROMIUM) through Playwright, against the
+built site on a plain static file server.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from kb import build as b
+
+CHROMIUM = os.environ.get("KB_CHROMIUM") or "/usr/bin/chromium"
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+PAGE_KINDS = {"home": "", "law": "cbr1999/law-67/", "compare": "compare/law-45/", "mahjong": "twmj16/",
+              "scoring": "twmj16/patterns/", "search": "search/?q=明手"}
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def base():
+    site = b.site_dir(b.ensure_built(None, need_site=True))
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        br = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
+        yield br
+        br.close()
+
+
+def new_page(browser, device: dict, **options):
+    context = browser.new_context(**device, **options)
+    pg = context.new_page()
+    pg.set_default_timeout(15_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    return context, pg, errors
+
+
+TOP_OF = "id => document.getElementById(id).getBoundingClientRect().top"
+HIGHLIGHTED = ("id => { const c = document.getElementById(id).closest('.kb-clause');"
+               " return getComputedStyle(c).backgroundColor; }")
+
+
+@pytest.mark.parametrize("device", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_landing_on_a_clause_puts_it_at_the_top_highlighted(browser, base, device):
+    context, pg, errors = new_page(browser, device)
+    pg.goto(f"{base}/hans/cbr1999/law-67/#67B1b", wait_until="load")
+    pg.wait_for_timeout(300)
+    header = pg.evaluate("document.querySelector('.md-header').getBoundingClientRect().bottom")
+    top = pg.evaluate(TOP_OF, "67B1b")
+    assert header <= top <= header + 40, (header, top)            # just below the sticky header
+    assert pg.evaluate(HIGHLIGHTED, "67B1b") not in ("rgba(0, 0, 0, 0)", "transparent")
+    assert pg.evaluate(HIGHLIGHTED, "67B1a") in ("rgba(0, 0, 0, 0)", "transparent")
+    # in-page navigation: the new target is highlighted and at the top, the old one no longer
+    pg.evaluate("location.hash = '#67A1'")
+    pg.wait_for_timeout(300)
+    assert header <= pg.evaluate(TOP_OF, "67A1") <= header + 40
+    assert pg.evaluate(HIGHLIGHTED, "67A1") not in ("rgba(0, 0, 0, 0)", "transparent")
+    assert pg.evaluate(HIGHLIGHTED, "67B1b") in ("rgba(0, 0, 0, 0)", "transparent")
+    context.close()
+    assert not errors, errors
+
+
+def test_copy_citation_copies_the_citation_and_the_url(browser, base):
+    context, pg, errors = new_page(browser, PHONE, permissions=["clipboard-read", "clipboard-write"])
+    url = f"{base}/hans/cbr1999/law-67/"
+    pg.goto(url + "#67B1b", wait_until="load")
+    button = pg.locator('[id="67B1b"] .kb-cite-btn')
+    box = button.bounding_box()
+    assert box and box["width"] >= 44 and box["height"] >= 44, box     # sized for a thumb
+    button.tap()
+    pg.wait_for_function("document.querySelector('[id=\"67B1b\"] .kb-cite-btn').textContent === '已复制'")
+    assert pg.evaluate("navigator.clipboard.readText()") == f"67B1(b) {url}#67B1b"
+    # every clause of the page has one
+    assert pg.locator(".kb-clause .kb-cite-btn").count() == pg.locator(".kb-clause").count()
+    context.close()
+    assert not errors, errors
+
+
+def test_copy_citation_without_the_clipboard_api(browser, base):
+    """Over plain http on a local network there is no navigator.clipboard: the selection fallback copies."""
+    context, pg, errors = new_page(browser, DESKTOP)
+    pg.add_init_script("Object.defineProperty(window, 'isSecureContext', {value: false});"
+                       "window.__copied = [];"
+                       "document.execCommand = function (c) {"
+                       " window.__copied.push(document.activeElement.value); return c === 'copy'; };")
+    pg.goto(f"{base}/hant/cbr1999/law-45/", wait_until="load")
+    pg.locator('[id="45C4b"] .kb-cite-btn').click()
+    assert pg.evaluate("window.__copied") == [f"45C4(b) {base}/hant/cbr1999/law-45/#45C4b"]
+    assert pg.locator('[id="45C4b"] .kb-cite-btn').text_content() == "已複製"
+    context.close()
+    assert not errors, errors
+
+
+def test_notes_on_references_show_on_tap(browser, base):
+    context, pg, errors = new_page(browser, PHONE)
+    pg.goto(f"{base}/hans/cbr1999/law-41/", wait_until="load")
+    ref = pg.locator(".kb-ref.kb-external").first
+    ref.tap()
+    note = pg.locator(".kb-ref-note").first
+    assert note.is_visible() and "本库未收此条" in note.text_content()
+    ref.tap()
+    assert pg.locator(".kb-ref-note").count() == 0
+    context.close()
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("edition, labels", [("hans", ("中国桥牌竞赛规则（1999）", "1997 年桥牌规则（另一中译本）")),
+                                             ("hant", ("中國橋牌競賽規則（1999）", "1997 年橋牌規則（另一中譯本）"))])
+def test_compare_labels_visible_on_a_phone(browser, base, edition, labels):
+    context, pg, errors = new_page(browser, PHONE)
+    pg.goto(f"{base}/{edition}/compare/law-45/#45C4b", wait_until="load")
+    pair = pg.locator('[id="45C4b"] + .kb-pair')
+    shown = [t.strip() for t in pair.locator(".kb-pair-label").all_text_contents()]
+    assert shown == list(labels)
+    assert all(label.is_visible() for label in pair.locator(".kb-pair-label").all())
+    context.close()
+    assert not errors, errors
+
+
+def test_the_mahjong_table_fits_a_phone(browser, base):
+    context, pg, errors = new_page(browser, PHONE)
+    pg.goto(f"{base}/hans/twmj16/", wait_until="load")
+    width = pg.evaluate("document.documentElement.clientWidth")
+    assert pg.evaluate("document.documentElement.scrollWidth") <= width
+    right = pg.evaluate("Math.max(...[...document.querySelectorAll('article table td, article table th')]"
+                        ".map(c => c.getBoundingClientRect().right))")
+    assert right <= width, (right, width)                      # no column cut off
+    context.close()
+    assert not errors, errors
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("edition", ["hans", "hant"])
+def test_axe_no_serious_or_critical_violations(browser, base, edition, scheme):
+    from axe_playwright_python.sync_playwright import Axe
+    axe = Axe()
+    found = []
+    for device in (PHONE, DESKTOP):
+        context, pg, errors = new_page(browser, device, color_scheme=scheme)
+        for kind, path in PAGE_KINDS.items():
+            pg.goto(f"{base}/{edition}/{path}", wait_until="load")
+            pg.wait_for_timeout(200)
+            for v in axe.run(pg).response["violations"]:
+                if v["impact"] in ("serious", "critical"):
+                    found.append((kind, device["viewport"]["width"], v["id"], v["nodes"][0]["target"],
+                                  v["nodes"][0].get("failureSummary", "")[:160]))
+        context.close()
+        assert not errors, errors
+    assert not found, found
