@@ -15,8 +15,8 @@ from typing import Any
 
 from kb.errors import KbError
 from kb.records import Record
-from kb.rules.bridge_cards import SEAT_NAMES, SUIT_NAMES, parse_card
-from kb.rules.mahjong_tiles import tile_name
+from kb.rules.bridge.cards import SEAT_NAMES, SUIT_NAMES, parse_card
+from kb.rules.mahjong.tiles import tile_name
 
 Examples = dict[str, list[str]]
 
@@ -108,7 +108,7 @@ def _legal_cards(i: dict) -> str:
 
 
 def _trick_winner(i: dict) -> str:
-    from kb.rules.bridge_cards import next_seat
+    from kb.rules.bridge.cards import next_seat
     plays = "、".join(f"{seat(next_seat(i['leader'], k))}{parse_card(c, 'card').label}"
                       for k, c in enumerate(i["cards_in_order"]))
     trump = "无将定约" if suit(i.get("trump")) == "无将" else f"将牌为{suit(i['trump'])}"
@@ -305,7 +305,7 @@ def reading_block(reading: dict) -> str:
 
 def site_examples(records: list[Record]) -> Examples:
     """Clause id -> Markdown blocks (Simplified): the readings the scoring takes, then each verified example."""
-    from kb.rules.bridge_examples import check_examples as bridge_check
+    from kb.rules.bridge.examples import check_examples as bridge_check
     from kb.rules.mahjong import INTERPRETATIONS
     from kb.rules.mahjong import check_examples as mahjong_check
     ids = {r.id for r in records}
