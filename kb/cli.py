@@ -74,8 +74,6 @@ def _delegate(name: str, argv: list[str], build_dir: str | None) -> int:
     if build_dir:
         import os
         os.environ["KB_BUILD_DIR"] = build_dir
-    if name in ("mahjong", "bridge"):
-        _guard_json_input(argv)
     if name == "mahjong":
         from kb.rules.mahjong.cli import main as run
     elif name == "bridge":
@@ -91,25 +89,6 @@ def _delegate(name: str, argv: list[str], build_dir: str | None) -> int:
     else:
         from kb.serve import main as run
     return run(argv)
-
-
-def _guard_json_input(argv: list[str]) -> None:
-    """Check the rules commands' JSON input (FILE or stdin) against kb.inputs' limits before they parse it.
-
-    stdin, once read, is handed on as a fresh text stream with the same content.
-    """
-    import io
-
-    from kb.inputs import load_json, read_text
-
-    positional = [a for a in argv if a == "-" or not a.startswith("-")]
-    if len(positional) < 2:
-        return  # the command's own parser reports what is missing
-    name = positional[1]
-    text = read_text(name)
-    load_json(text, "stdin" if name == "-" else name)
-    if name == "-":
-        sys.stdin = io.TextIOWrapper(io.BytesIO(text.encode("utf-8")), encoding="utf-8")
 
 
 def _run(args: argparse.Namespace) -> int:
