@@ -44,9 +44,13 @@ def _why_no_browser() -> str | None:
 
 
 WHY = _why_no_browser()
-if WHY:
-    print(f"test_e2e_browser: skipped: {WHY}", file=sys.stderr)
-pytestmark = pytest.mark.skipif(WHY is not None, reason=WHY or "")
+
+
+@pytest.fixture(autouse=True)
+def _a_browser_is_installed() -> None:
+    """A missing browser fails every test here (never a silent skip)."""
+    if WHY:
+        pytest.fail(WHY)
 
 
 def get_json(url: str) -> object:
