@@ -116,3 +116,18 @@ def test_results_are_the_servers(built, site, edition):
         assert [(r["id"], [t["id"] for t in r["twins"]], r["score"]) for r in results] == \
             [(r["id"], [t["id"] for t in r["twins"]], r["score"]) for r in want], q
         assert [(r["citation"], r["title"]) for r in results] == [(r["citation"], r["title"]) for r in want], q
+
+
+def test_the_definition_patterns_are_the_engines():
+    """The browser's copy of engine.defines' patterns: each one defines, a plain mention does not."""
+    from kb.search.engine import defines
+    from kb.site.static_search import DEFINES_AFTER, DEFINES_BEFORE
+
+    def doc(text: str) -> dict:
+        return {"title_hans": "", "text_hans": text}
+
+    for before in DEFINES_BEFORE:
+        assert defines(doc(f"甲{before}罚张。"), "罚张"), before
+    for after in DEFINES_AFTER:
+        assert defines(doc(f"甲罚张{after}乙。"), "罚张"), after
+    assert not defines(doc("甲说罚张乙。"), "罚张")
