@@ -88,6 +88,29 @@ def test_search_finds_the_new_work(demo):
     assert results and results[0]["id"] == "demo:penalties.2"
 
 
+def test_site_search_finds_the_new_work(demo):
+    """The site's own engine (kb-engine.js in node, over the demo build's static index) too."""
+    script = r"""
+const fs = require("fs"), path = require("path");
+const [engine, edition] = process.argv.slice(1);
+const KbEngine = require(engine);
+const load = (rel) => { let d; new Function("kbIndexChunk", fs.readFileSync(path.join(edition, rel), "utf8"))((n, x) => { d = x; }); return Promise.resolve(d); };
+const meta = fs.readdirSync(path.join(edition, "idx")).find((f) => /^meta\./.test(f));
+KbEngine.open("idx/" + meta, load).then(async (e) => {
+  const all = await e.search("下棋超时了会怎样", { limit: 5 });
+  const demo = await e.search("下棋超时了会怎样", { limit: 5, work: "demo" });
+  console.log(JSON.stringify([all.map((r) => r.id), demo.map((r) => [r.id, r.url])]));
+});
+"""
+    engine = Path(__file__).resolve().parent.parent / "docs" / "assets" / "kb-engine.js"
+    for edition in ("hans", "hant"):
+        proc = subprocess.run(["node", "-e", script, str(engine), str(demo["site"] / edition)],
+                              capture_output=True, text=True, check=True)
+        every, mine = json.loads(proc.stdout)
+        assert every[0] == "demo:penalties.2", every
+        assert mine[0] == ["demo:penalties.2", "demo/penalties/#penalties-2"], mine
+
+
 def test_site_pages_and_anchors_in_both_editions(demo):
     for edition, title in (("hans", "示例棋类竞赛规则"), ("hant", "示例棋類競賽規則")):
         pages = list((demo["site"] / edition / "demo").rglob("index.html"))

@@ -33,7 +33,24 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-f
 TIMEOUT_MS = 15_000
 
 
-assert os.path.exists(CHROMIUM), f"no chromium at {CHROMIUM} (scripts/test installs Debian's chromium)"
+def _why_no_browser() -> str | None:
+    if not os.path.exists(CHROMIUM):
+        return f"no chromium at {CHROMIUM} (scripts/test installs Debian's chromium with apt-get)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError as exc:
+        return f"the playwright package is missing ({exc}); run scripts/test"
+    return None
+
+
+WHY = _why_no_browser()
+
+
+@pytest.fixture(autouse=True)
+def _a_browser_is_installed() -> None:
+    """A missing browser fails every test here (never a silent skip)."""
+    if WHY:
+        pytest.fail(WHY)
 
 
 def get_json(url: str) -> object:

@@ -95,8 +95,11 @@ def test_static_search_index_is_complete_and_checked(built, tmp_path):
     for edition in ("hans", "hant"):
         _, meta = read_chunk(next((site / edition / INDEX_DIR).glob("meta.*.js")))
         assert meta["script"] == edition and meta["count"] == len(meta["ids"]) > 400
-        vocab = set(meta["vocab"].split())
-        assert {"明手", "藏牌", "罚张", "定约人"} <= vocab
+        lex = meta["lexicon"]["shards"]
+        for word in ("明手", "藏牌", "罚张", "定约人"):   # the search lexicon, sharded by first character
+            _, words = read_chunk(site / edition / meta["files"][f"l{term_hash(word[0]) % lex}"])
+            assert words[word] > 0, word
+        assert meta["ranking"]["fusion"] == "sum" and meta["lexicon"]["total"] > 0
         _, shard = read_chunk(site / edition / meta["files"][f"p{term_hash('w:藏牌') % meta['shards']}"])
         docs, n = [], 0
         flat = shard["w"]["藏牌"]
@@ -291,7 +294,8 @@ def test_a_mkdocs_warning_fails_the_build_with_mkdocs_own_line(built, tmp_path, 
         fh.write("\n[坏链接](nowhere.md)\n")
     monkeypatch.setattr(site_build, "ROOT", root)
     with pytest.raises(KbError) as err:
-        site_build.build_site(list(read_jsonl(out / "records.jsonl")), tmp_path / "work")
+        site_build.build_site(list(read_jsonl(out / "records.jsonl")), tmp_path / "work",
+                                  index_dir=out / "index")
     message = str(err.value)
     assert "mkdocs build of the" in message and "'nowhere.md'" in message and "WARNING" in message
     assert "NO_MKDOCS_2_WARNING" not in message and "\x1b" not in message

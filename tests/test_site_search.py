@@ -1,4 +1,5 @@
-"""The browser's search engine (docs/assets/kb-engine.js, run in node) reads queries as the server does."""
+"""The browser's search engine (docs/assets/kb-engine.js, run in node) reads queries as the server does:
+citations, the words and grams of a text (jieba's route over the search lexicon), and the ranking."""
 from __future__ import annotations
 
 import json
@@ -9,11 +10,19 @@ from pathlib import Path
 import pytest
 
 from kb import build as b
+from kb.search import analyze, search
 from kb.search.citations import split_citations
+from kb.search.lexicon import Lexicon
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")
-assert NODE, "node is not installed (scripts/test installs Debian's nodejs)"
+
+
+@pytest.fixture(autouse=True)
+def _node_is_installed() -> None:
+    """The engine runs in node; without node every test here fails (never a silent skip)."""
+    if NODE is None:
+        pytest.fail("node is not installed (apt-get install nodejs)")
 
 FORMS = [
     "45C4(b)", "45C4b", "第45条C款4(b)", "第45條C款4項（b）", "规则47E2", "規則45C4(b)", "Law 64B", "laws 45C4(b)",
@@ -36,14 +45,43 @@ KbEngine.open("idx/" + meta, load).then((e) => {
 """
 
 
+# What the engine computes for each input: "cite" (citations), "analyze" (words, bigrams,
+# unigrams) or "search:<edition>" (results).
+RUN = r"""
+const fs = require("fs"), path = require("path");
+const [engine, edition, what] = process.argv.slice(1);
+const KbEngine = require(engine);
+const load = (rel) => { let d; new Function("kbIndexChunk", fs.readFileSync(path.join(edition, rel), "utf8"))((n, x) => { d = x; }); return Promise.resolve(d); };
+const meta = fs.readdirSync(path.join(edition, "idx")).find((f) => /^meta\./.test(f));
+KbEngine.open("idx/" + meta, load).then(async (e) => {
+  const inputs = JSON.parse(fs.readFileSync(0, "utf8")), out = [];
+  for (const q of inputs) {
+    if (what === "analyze") {
+      const a = await e.complete(() => e.analyze(q), []);
+      out.push([a.words.map((w) => w[0]), a.bigrams, a.unigrams]);
+    } else out.push(await e.search(q, { limit: 10 }));
+  }
+  console.log(JSON.stringify(out));
+});
+"""
+QUERIES = ["罚张", "什么是罚张", "明手指出藏牌", "連莊拉莊", "第64条 藏牌", "藏牌成立但不判罚的情况", "对方不同意声称",
+           "revoke", "lead out of turn", '"重罚张必须"', "12墩", "要胡同一张", "定约人 从明手打牌", "字一色",
+           "被罚不叫", "64A2", "第六十四条", "計台名堂第13項", "防家把A露出来了", "qwxzv 龘"]
+
+
 @pytest.fixture(scope="module")
-def site():
-    out = b.ensure_built(None, need_site=True)
-    return b.site_dir(out)
+def built():
+    return b.ensure_built(None, need_site=True)
 
 
-def run_node(site: Path, forms: list[str]) -> list:
-    proc = subprocess.run([NODE, "-e", SCRIPT, str(ROOT / "docs" / "assets" / "kb-engine.js"), str(site / "hans")],
+@pytest.fixture(scope="module")
+def site(built):
+    return b.site_dir(built)
+
+
+def run_node(site: Path, forms: list[str], what: str = "cite", edition: str = "hans") -> list:
+    script = SCRIPT if what == "cite" else RUN
+    proc = subprocess.run([str(NODE), "-e", script, str(ROOT / "docs" / "assets" / "kb-engine.js"), str(site / edition), what],
                           input=json.dumps(forms), capture_output=True, text=True, check=True)
     return json.loads(proc.stdout)
 
@@ -55,3 +93,41 @@ def test_citations_are_read_as_the_server_reads_them(site):
         want = [[c.law, list(c.path), c.start, c.end, c.work] for c in want_cites]
         assert cites == want, form
         assert rest == want_rest, form
+
+
+def test_text_is_cut_as_the_server_cuts_it(built, site):
+    """Words (jieba's maximum-probability route over the lexicon, negators joined) and grams."""
+    from kb.records import read_jsonl
+
+    lex = Lexicon.load(built / "index" / "lexicon.json")
+    texts = QUERIES + [r.text_hans for r in read_jsonl(built / "records.jsonl")][::7]
+    got = run_node(site, texts, "analyze")
+    for text, (words, bigrams, unigrams) in zip(texts, got):
+        a = analyze(text, lex)
+        assert (words, bigrams, unigrams) == ([w for w, _, _ in a.words], a.bigrams, a.unigrams), text
+
+
+@pytest.mark.parametrize("edition", ["hans", "hant"])
+def test_results_are_the_servers(built, site, edition):
+    """Same results, twins and scores as kb.search's engine (the ranking is ported, not approximated)."""
+    got = run_node(site, QUERIES, "search", edition)
+    for q, results in zip(QUERIES, got):
+        want = search(q, limit=10, script=edition, records_path=built / "records.jsonl", index_dir=built / "index")
+        assert [(r["id"], [t["id"] for t in r["twins"]], r["score"]) for r in results] == \
+            [(r["id"], [t["id"] for t in r["twins"]], r["score"]) for r in want], q
+        assert [(r["citation"], r["title"]) for r in results] == [(r["citation"], r["title"]) for r in want], q
+
+
+def test_the_definition_patterns_are_the_engines():
+    """The browser's copy of engine.defines' patterns: each one defines, a plain mention does not."""
+    from kb.search.engine import defines
+    from kb.site.static_search import DEFINES_AFTER, DEFINES_BEFORE
+
+    def doc(text: str) -> dict:
+        return {"title_hans": "", "text_hans": text}
+
+    for before in DEFINES_BEFORE:
+        assert defines(doc(f"甲{before}罚张。"), "罚张"), before
+    for after in DEFINES_AFTER:
+        assert defines(doc(f"甲罚张{after}乙。"), "罚张"), after
+    assert not defines(doc("甲说罚张乙。"), "罚张")

@@ -139,11 +139,13 @@ def point_at_fingerprints(docs: Path, assets: dict[str, str]) -> None:
             page.write_text(new, encoding="utf-8")
 
 
-def build_site(records: list[Record], work: Path, examples: Examples | None = None) -> Path:
-    """Build both editions under work/site; return that directory."""
+def build_site(records: list[Record], work: Path, examples: Examples | None = None,
+               index_dir: Path | None = None) -> Path:
+    """Build both editions under work/site; return that directory. The static search index is
+    made from the server index in ``index_dir`` (default work/index: its lexicon and mined pairs)."""
     site = work / "site"
     layout = Layout(records)
-    index = StaticIndex(records, layout, work / "index")
+    index = StaticIndex(records, layout, index_dir or work / "index")
     procs = {}
     for script in SCRIPTS:
         docs = work / "docs" / script
