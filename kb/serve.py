@@ -245,6 +245,8 @@ class Service:
             raise BadRequest(" ".join(str(exc).split())) from None
         for r in results:
             r["url"] = self.urls.get(r["id"])
+            for twin in r.get("twins", []):
+                twin["url"] = self.urls.get(twin["id"])
         body = json.dumps(results, ensure_ascii=False).encode("utf-8")
         if self.cache_size > 0 and len(body) <= self.limits.cache_bytes // 16:
             with self._cache_lock:

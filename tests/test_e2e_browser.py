@@ -53,6 +53,11 @@ def _a_browser_is_installed() -> None:
         pytest.fail(WHY)
 
 
+def query_of(url: str) -> dict[str, list[str]]:
+    """A page URL's query parameters (waited on from Python: kb serve's CSP forbids eval in the page)."""
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(url).query)
+
+
 def get_json(url: str) -> object:
     with urllib.request.urlopen(url, timeout=10) as resp:
         return json.loads(resp.read().decode("utf-8"))
@@ -171,7 +176,7 @@ def test_typing_alone_searches(server, page):
     page.wait_for_selector("#kb-results[data-kb-state=done]")
     assert page.input_value("#kb-q") == "明手建议"
     assert page.locator("#kb-results li").count() >= 1
-    page.wait_for_function("new URLSearchParams(location.search).get('q') === '明手建议'")
+    page.wait_for_url(lambda url: query_of(url).get("q") == ["明手建议"])
 
 
 def test_shared_url_runs_the_search(server, page):
@@ -182,7 +187,7 @@ def test_shared_url_runs_the_search(server, page):
     assert link.inner_text() == "64B"
     assert page.input_value("#kb-q") == q and page.input_value("#kb-work") == "cbr1999"
     # q stays in the URL (no built-in search dialog takes it away).
-    page.wait_for_function("new URLSearchParams(location.search).get('q') !== null")
+    page.wait_for_url(lambda url: "q" in query_of(url))
     assert page.locator("[data-md-component=search]").count() == 0
     params = urllib.parse.parse_qs(urllib.parse.urlsplit(page.url).query)
     assert params == {"q": [q], "work": ["cbr1999"]}
@@ -194,7 +199,7 @@ def test_work_filter_changes_results_and_url(server, page):
     page.goto(f"{server}/hans/search/?q=%E7%8A%AF%E8%A7%84")  # 犯规
     page.locator("#kb-results li").first.wait_for()
     page.select_option("#kb-work", "twmj16")
-    page.wait_for_function("new URLSearchParams(location.search).get('work') === 'twmj16'")
+    page.wait_for_url(lambda url: query_of(url).get("work") == ["twmj16"])
     page.wait_for_selector("#kb-results[data-kb-state=done]")
     hrefs = page.locator("#kb-results a.kb-result-cite").evaluate_all("els => els.map(e => e.href)")
     assert hrefs and all("/hans/twmj16/" in h for h in hrefs)
@@ -205,7 +210,7 @@ def test_typed_html_is_shown_as_text(server, page):
     page.goto(f"{server}/hans/search/")
     page.fill("#kb-q", q)
     page.press("#kb-q", "Enter")
-    page.wait_for_function("['done', 'error'].includes(document.getElementById('kb-results').dataset.kbState)")
+    page.wait_for_selector("#kb-results[data-kb-state=done], #kb-results[data-kb-state=error]")
     assert page.evaluate("window.__xss") is None
     assert page.locator("#kb-search img, #kb-search script").count() == 0
     assert q in page.inner_text("#kb-status")

@@ -26,7 +26,7 @@ def highlight(display: str, terms: Iterable[str], width: int = SNIPPET_CHARS) ->
     norm = _normalized(display)
     taken = bytearray(len(norm))
     spans: list[tuple[int, int]] = []
-    for t in sorted({t for t in terms if t}, key=len, reverse=True):
+    for t in sorted({t for t in terms if t}, key=lambda t: (-len(t), t)):   # longest first, then a fixed order
         start = norm.find(t)
         while start >= 0:
             end = start + len(t)
