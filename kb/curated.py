@@ -13,6 +13,7 @@ is the same for every file:
 from __future__ import annotations
 
 import re
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -73,6 +74,20 @@ def read_lines(path: Path) -> list[str]:
         raise KbError(f"{path}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise KbError(f"{path}: not UTF-8") from None
+
+
+def read_entries(path: Path, kind: str) -> list[dict]:
+    """The ``[[kind]]`` entries of a TOML file (the works registry, the sources' manifest)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise KbError(f"{path}: cannot read: {exc.strerror}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise KbError(f"{path}: not valid TOML: {exc}") from None
+    entries = data.get(kind)
+    if not isinstance(entries, list) or not entries or not all(isinstance(e, dict) for e in entries):
+        raise KbError(f"{path}: no [[{kind}]] entries")
+    return entries
 
 
 def read_table(table: Table, root: Path | None = None) -> list[Row]:

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb import works
+from kb.curated import read_entries
 from kb.errors import KbError
 from kb.works import work_ids
 
@@ -68,15 +68,7 @@ def load_manifest(folder: Path | None = None) -> list[Source]:
     """Read manifest.toml; every field is checked, every listed file must exist."""
     folder = folder or sources_dir()
     manifest = folder / "manifest.toml"
-    try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise KbError(f"{manifest}: cannot read: {exc.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise KbError(f"{manifest}: not valid TOML: {exc}") from None
-    entries = data.get("source")
-    if not isinstance(entries, list) or not entries:
-        raise KbError(f"{manifest}: no [[source]] entries")
+    entries = read_entries(manifest, "source")
     sources = []
     for i, entry in enumerate(entries, 1):
         where = f"{manifest}: source #{i}"

@@ -7,12 +7,11 @@ the work that translates the same original with the same lettering (its twin).
 from __future__ import annotations
 
 import os
-import tomllib
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from kb.curated import DATA_DIR, Row, Table, read_table
+from kb.curated import DATA_DIR, Row, Table, read_entries, read_table
 from kb.errors import KbError
 
 KINDS = ("bridge", "sectioned")
@@ -45,15 +44,7 @@ def registry_path() -> Path:
 
 @lru_cache(maxsize=4)
 def _load(path: Path) -> tuple[Work, ...]:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise KbError(f"{path}: cannot read: {exc.strerror}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise KbError(f"{path}: not valid TOML: {exc}") from None
-    entries = data.get("work")
-    if not isinstance(entries, list) or not entries:
-        raise KbError(f"{path}: no [[work]] entries")
+    entries = read_entries(path, "work")
     works: list[Work] = []
     for i, entry in enumerate(entries, 1):
         where = f"{path}: work #{i}"
