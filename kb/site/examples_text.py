@@ -361,10 +361,10 @@ def _defective_trick(i: dict) -> str:
     when = "双方均已对下一墩出牌后" if i.get("discovered_after_next_trick") else "双方对下一墩出牌之前"
     head = f"第{i['trick']}墩首引{suit(i['led_suit'])}，"
     if i["fault"] == "omitted":
-        return head + f"一家没有对该墩出牌（漏打），{when}被发现；他手中有 {cards(i['hand'])}{_void(i)}。"
+        return head + f"一家没有对该墩出牌（漏打），{when}被指出；他手中有 {cards(i['hand'])}{_void(i)}。"
     many = i.get("cards_in_trick", [])
     seen = f"，其中暴露的是{card(i['exposed'])}" if i.get("exposed") else ""
-    return head + f"一家对该墩打出了{count(many)}张牌 {cards(many)}{seen}，{when}被发现。"
+    return head + f"一家对该墩打出了{count(many)}张牌 {cards(many)}{seen}，{when}被指出。"
 
 
 def bridge_ruling(text: str) -> str:
