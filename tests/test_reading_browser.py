@@ -38,7 +38,8 @@ def base():
 
 
 @pytest.fixture(scope="module")
-def browser():
+def browser(base):
+    """Chromium, launched after the site is built (the build prints PDFs with its own Playwright)."""
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
         br = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])

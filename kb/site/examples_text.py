@@ -15,14 +15,17 @@ from typing import Any
 
 from kb.errors import KbError
 from kb.records import Record
-from kb.rules.bridge.cards import SEAT_NAMES, SUIT_NAMES, parse_card
+from kb.rules.bridge.auction import parse_call
+from kb.rules.bridge.cards import SEAT_NAMES, SUIT_NAMES, next_seat, parse_card, parse_seat, partner
+from kb.rules.bridge.lead import CHOICE_NAMES
+from kb.rules.mahjong.examples import hand_of
 from kb.rules.mahjong.tiles import tile_name
 
 Examples = dict[str, list[str]]
 
 # -- bridge ------------------------------------------------------------------------------------
 
-BRIDGE_LABELS = {
+BRIDGE_LABELS = {   # every input field of every bridge example (LABELS_BY_FUNCTION words a few per ruling)
     "hand": "手中的牌", "led_suit": "本墩引牌花色", "card": "打出或暴露的牌",
     "leader": "引牌者", "cards_in_order": "按出牌顺序的四张牌", "trump": "将牌",
     "call": "庄家的指定", "dummy_cards": "明手的牌", "current_trick_cards": "本墩已打出的牌",
@@ -34,15 +37,57 @@ BRIDGE_LABELS = {
     "revoke_trick_winner": "赢得藏牌墩的一家", "later_tricks_won": "违规方此后赢得的墩",
     "second_revoke_same_suit": "同一花色第二次藏牌",
     "offender_won_later_with_legal_card": "违规者以合法牌张赢得后来的牌墩",
+    "faced_card": "藏牌出于摊在桌面上的牌（罚张、摊牌者或明手的牌）", "after_next_deal_call": "下一副已有人叫牌后才指出",
+    "after_round_end": "一轮结束后才指出",
+    "hands_returned": "四手牌已收回牌套", "required_cards": "罚则要求打出的牌（其中一张）",
+    "required_suit": "罚则要求引出或打出的花色",
+    "bid": "不足叫牌", "previous_bid": "前一叫品", "accepted": "违规者的下家已接续叫牌",
+    "correction": "违规者更正的叫牌", "conventional": "可能为约定叫牌", "out_of_rotation": "同时为越序叫牌",
+    "called_over_by": "裁定前接着叫牌的一家", "rho_must_pass": "违规者的上家受罚必须不叫",
+    "bid_made_before": "此前已有实质叫牌", "offender_called_before": "违规者此前已叫过牌",
+    "rho_next_call": "违规者的上家随后的叫牌", "offender_next_call": "违规者随后的叫牌",
+    "correct_leader": "应当引牌的一家", "opening_lead": "首引", "choice": "非违规方的选择",
+    "played_by": "裁定前已接着出牌的一家", "declarer_may_have_seen_dummy": "庄家可能已看到明手的牌",
+    "declarer_began_facing": "庄家已开始摊牌", "declarer_and_dummy_played": "庄家与明手均已对本墩出牌",
+    "forbidden_suit": "庄家禁止的花色", "partner_hand": "违规者同伴手中的牌",
+    "cards": "一次打出的牌", "visible": "能看到的牌", "defender": "出牌者为防家", "designated": "指定打出的牌",
+    "discovered_after_next_trick": "双方均已对下一墩出牌后才发现", "trick": "有缺陷的牌墩", "fault": "缺陷",
+    "cards_in_trick": "违规者放入该墩的牌", "exposed": "暴露的牌",
+}
+LABELS_BY_FUNCTION = {
+    "is_revoke": {"hand": "出牌前手中的牌", "card": "打出的牌"},
+    "call_out_of_rotation": {"offender": "越序叫牌者", "turn": "应轮到叫牌的一家", "call": "越序的叫牌",
+                             "conventional": "越序叫牌为约定叫牌"},
+    "lead_out_of_turn": {"leader": "越序引牌者", "card": "越序引出的牌"},
+    "premature_play": {"offender": "过早出牌的防家", "card": "过早打出的牌"},
+    "simultaneous_play": {"kind": "同时出牌的情形"},
+    "defective_trick": {"hand": "违规者手中的牌"},
 }
 TURNS = {"offender": "轮到违规者出牌", "partner_lead": "轮到违规者的同伴引牌"}
 OPTIONS = {"require": "要求引出罚张花色", "forbid": "禁止引出罚张花色", "none": "对引牌不加限制"}
 KINDS = {"major": "重罚张", "minor": "轻罚张"}
 ACTIONS = {"lead": "引牌", "play": "出牌", "claim": "作出摊牌声明", "name": "指明要打的牌"}
+PREMATURE_OPTIONS = {"highest": "要求同伴打出引牌花色的最大牌张", "lowest": "要求同伴打出引牌花色的最小牌张",
+                     "forbid": "禁止同伴打出另一指定花色"}
+SIMULTANEOUS = {"two_players": "两名赛员同时出牌", "one_player": "一名赛员一次打出几张牌"}
+FAULTS = {"omitted": "漏打（未对该墩出牌）", "extra": "多打（对该墩打出两张或更多）"}
+CHOSEN = {"accept": "接受该引牌", "withdraw": "要求收回该引牌", "declarer_faces_hand": "摊牌，自己成为明手"}
+WORDS: dict[str, dict[str, str]] = {"turn": TURNS, "declarer_option": OPTIONS, "kind": KINDS, "choice": CHOICE_NAMES,
+                                    "fault": FAULTS}
+WORDS_BY_FUNCTION = {"premature_play": {"declarer_option": PREMATURE_OPTIONS}, "simultaneous_play": {"kind": SIMULTANEOUS}}
+CARD_LISTS = {"hand", "cards_in_order", "dummy_cards", "current_trick_cards", "penalty_cards", "required_cards",
+              "partner_hand", "cards", "visible", "cards_in_trick"}
+SUITS = {"led_suit", "previous_trick_winning_suit", "trump", "required_suit", "forbidden_suit"}
+SEATS = {"leader", "offender", "declarer", "revoke_trick_winner", "correct_leader", "played_by", "called_over_by"}
+CALLS = {"bid", "previous_bid", "correction", "rho_next_call", "offender_next_call"}
 
 
 def cards(codes: list[str]) -> str:
     return " ".join(parse_card(c, "card").label for c in codes) or "（无）"
+
+
+def card(code: str) -> str:
+    return parse_card(code, "card").label
 
 
 def suit(code: str | None) -> str:
@@ -50,7 +95,29 @@ def suit(code: str | None) -> str:
 
 
 def seat(code: str) -> str:
-    return SEAT_NAMES[code]
+    return SEAT_NAMES[str(parse_seat(code, "seat"))]
+
+
+def count(items: list) -> str:
+    """两、三 … for a few cards, digits beyond."""
+    return "一两三四五六七八九"[len(items) - 1] if 0 < len(items) < 10 else str(len(items))
+
+
+def call(code: str, key: str) -> str:
+    """A call as the rulings word it: 1红心, 3无将, 不叫, 加倍, 再加倍."""
+    return parse_call(code, key).label
+
+
+def called(code: str, key: str) -> str:
+    """A call as what a player did: 叫1红心, 不叫, 加倍."""
+    c = parse_call(code, key)
+    return f"叫{c.label}" if c.kind == "bid" else c.label
+
+
+def word(words: dict[str, str], value: Any, key: str) -> str:
+    if value not in words:
+        raise KbError(f"worked example: value {value!r} of input field {key} has no wording in kb/site/examples_text.py")
+    return words[value]
 
 
 def event(ev: dict) -> str:
@@ -60,32 +127,35 @@ def event(ev: dict) -> str:
     return f"{seat(ev['seat'])}{trick}{ACTIONS[ev['action']]}"
 
 
-def bridge_value(key: str, value: Any) -> str:
-    """An input value for a person: cards as ♠A, seats as 北家, flags as 是/否."""
+def bridge_value(function: str, key: str, value: Any) -> str:
+    """An input value for a person: cards as ♠A, seats as 北家, calls as 1红心, flags as 是/否."""
+    words = WORDS_BY_FUNCTION.get(function, {}).get(key) or WORDS.get(key)
+    if function == "call_out_of_rotation" and key in ("turn", "call"):
+        return seat(value) if key == "turn" else call(value, key)
     if isinstance(value, bool):
         return "是" if value else "否"
-    if key in ("hand", "cards_in_order", "dummy_cards", "current_trick_cards", "penalty_cards"):
+    if key in CARD_LISTS:
         return cards(value)
-    if key == "card":
-        return parse_card(value, key).label
-    if key in ("led_suit", "previous_trick_winning_suit", "trump"):
+    if key in ("card", "designated", "exposed"):
+        return card(value)
+    if key == "led_suit" and value is None:
+        return "无（他引牌）"
+    if key in SUITS:
         return suit(value)
     if key == "suits":
         return "、".join(suit(s) for s in value)
-    if key in ("leader", "offender", "declarer", "revoke_trick_winner"):
+    if key in SEATS:
         return seat(value)
+    if key in CALLS:
+        return call(value, key)
     if key == "events":
         return "；".join(event(e) for e in value) or "（无）"
     if key == "later_tricks_won":
         return "、".join(f"第{n}墩" for n in value) or "（无）"
-    if key == "revoke_trick":
+    if key in ("revoke_trick", "trick"):
         return f"第{value}墩"
-    if key == "turn":
-        return TURNS[value]
-    if key == "declarer_option":
-        return OPTIONS[value]
-    if key == "kind":
-        return KINDS[value]
+    if words is not None:
+        return word(words, value, key)
     if key == "call":
         return f"“{value}”"
     return str(value)
@@ -95,10 +165,10 @@ def _led(i: dict) -> str:
     return f"本墩首引{suit(i['led_suit'])}" if i.get("led_suit") else "轮到他首引"
 
 
-def _void(i: dict) -> str:
+def _void(i: dict, hand: str = "hand") -> str:
     """"，没有红心" when the hand holds no card of the suit led."""
     led = i.get("led_suit")
-    if not led or not i.get("hand") or any(parse_card(c, "card").suit == led for c in i["hand"]):
+    if not led or not i.get(hand) or any(parse_card(c, "card").suit == led for c in i[hand]):
         return ""
     return f"，没有{suit(led)}"
 
@@ -108,9 +178,7 @@ def _legal_cards(i: dict) -> str:
 
 
 def _trick_winner(i: dict) -> str:
-    from kb.rules.bridge.cards import next_seat
-    plays = "、".join(f"{seat(next_seat(i['leader'], k))}{parse_card(c, 'card').label}"
-                      for k, c in enumerate(i["cards_in_order"]))
+    plays = "、".join(f"{seat(next_seat(i['leader'], k))}{card(c)}" for k, c in enumerate(i["cards_in_order"]))
     trump = "无将定约" if suit(i.get("trump")) == "无将" else f"将牌为{suit(i['trump'])}"
     return f"{trump}，{seat(i['leader'])}首引；依次打出：{plays}。"
 
@@ -133,7 +201,7 @@ def _designate(i: dict) -> str:
 def _penalty_card_kind(i: dict) -> str:
     how = "因疏忽" if i.get("inadvertent") else "并非因疏忽（如越序引牌）"
     many = f"（同时暴露了 {i['count_of_penalty_cards']} 张牌）" if i.get("count_of_penalty_cards", 1) > 1 else ""
-    return f"防守方{how}暴露了{parse_card(i['card'], 'card').label}{many}。"
+    return f"防守方{how}暴露了{card(i['card'])}{many}。"
 
 
 def _penalty_card_obligations(i: dict) -> str:
@@ -153,7 +221,14 @@ def _penalty_card_obligations(i: dict) -> str:
 
 
 def _is_revoke(i: dict) -> str:
-    return f"本墩首引{suit(i['led_suit'])}，一家手中有 {cards(i['hand'])}，打出了{parse_card(i['card'], 'card').label}。"
+    led = i.get("led_suit")
+    verb = "打出" if led else "引出"
+    parts = [f"本墩首引{suit(led)}，一家手中有 {cards(i['hand'])}" if led else f"一家引牌，手中有 {cards(i['hand'])}"]
+    if i.get("required_cards"):
+        parts.append(f"罚则要求他打出{cards(i['required_cards'])}{'中的一张' if len(i['required_cards']) > 1 else ''}")
+    if i.get("required_suit"):
+        parts.append(f"罚则要求他{verb}{suit(i['required_suit'])}")
+    return "，".join(parts) + f"；他{verb}了{card(i['card'])}。"
 
 
 def _revoke_established(i: dict) -> str:
@@ -163,6 +238,8 @@ def _revoke_established(i: dict) -> str:
     parts.append(("此后：" + "；".join(event(e) for e in i["events"])) if i.get("events") else "此后尚无人出牌")
     if i.get("illegal_inquiry"):
         parts.append("有人违规询问对方是否藏牌")
+    if i.get("hands_returned"):
+        parts.append("四手牌已收回牌套")
     return "，".join(parts) + "。"
 
 
@@ -176,13 +253,132 @@ def _revoke_adjustment(i: dict) -> str:
         parts.append("这是同一花色的第二次藏牌")
     if i.get("offender_won_later_with_legal_card"):
         parts.append("违规者后来以合法打出的牌赢得牌墩")
+    if i.get("faced_card"):
+        parts.append("藏牌出于摊在桌面上的牌（罚张、摊牌者或明手的牌）")
+    if i.get("after_next_deal_call"):
+        parts.append("非违规方已对下一副牌叫牌后才指出")
+    if i.get("after_round_end"):
+        parts.append("一轮结束后才指出")
     return "，".join(parts) + "。"
+
+
+def _insufficient_bid(i: dict) -> str:
+    first = f"前一叫品为{call(i['previous_bid'], 'previous_bid')}，违规者接着叫{call(i['bid'], 'bid')}（不足叫牌）"
+    parts = [first + ("，而且未轮到他叫牌" if i.get("out_of_rotation") else "")]
+    if i.get("accepted"):
+        parts.append("他的下家随即接续叫牌")
+    elif i.get("correction"):
+        parts.append(f"下家没有接受，违规者更正为{call(i['correction'], 'correction')}")
+    else:
+        parts.append("下家没有接受，违规者尚未更正")
+    if i.get("conventional"):
+        parts.append("该不足叫牌或更正的叫牌可能是约定叫牌")
+    return "；".join(parts) + "。"
+
+
+def _call_out_of_rotation(i: dict) -> str:
+    off, turn = seat(i["offender"]), seat(i["turn"])
+    rel = "同伴" if i["turn"] == partner(i["offender"]) else ("上家" if next_seat(i["turn"]) == i["offender"] else "下家")
+    parts = []
+    if i.get("bid_made_before"):
+        parts.append("此前已有赛员实质叫牌")
+    if i.get("offender_called_before"):
+        parts.append(f"{off}此前已叫过牌")
+    if i.get("rho_must_pass"):
+        parts.append(f"{turn}（{off}的上家）受罚必须不叫，在他叫出不叫之前，{off}抢先{called(i['call'], 'call')}")
+    else:
+        parts.append(f"应轮到{turn}（{off}的{rel}）叫牌，{off}越序{called(i['call'], 'call')}")
+    if i.get("conventional"):
+        parts.append("该叫为约定叫牌")
+    if i.get("called_over_by"):
+        over = i["called_over_by"]
+        who = "轮到叫牌的" if over == i["turn"] else ("违规者的下家" if over == next_seat(i["offender"]) else "")
+        parts.append(f"裁定之前，{who}{seat(over)}接着叫了牌")
+    if i.get("rho_next_call"):
+        parts.append(f"随后{turn}{called(i['rho_next_call'], 'rho_next_call')}")
+    if i.get("offender_next_call"):
+        parts.append(f"{off}接着{called(i['offender_next_call'], 'offender_next_call')}")
+    return "；".join(parts) + "。"
+
+
+def _lead_out_of_turn(i: dict) -> str:
+    off, decl, right = i["leader"], i["declarer"], i["correct_leader"]
+    dummy = partner(decl)
+    if right == decl:
+        due = "本墩应从庄家手中引牌"
+    elif right == dummy:
+        due = f"本墩应从明手（{seat(dummy)}）引牌"
+    else:
+        due = f"首引应由{seat(right)}作出" if i.get("opening_lead") else f"本墩应由{seat(right)}引牌"
+    parts = [f"{seat(decl)}为庄家，{due}"]
+    if off == decl:
+        did, chooser = f"庄家却从自己手中引出{card(i['card'])}", "防家"
+    elif off == dummy:
+        did, chooser = f"庄家却从明手（{seat(off)}）引出{card(i['card'])}", "防家"
+    else:
+        did, chooser = f"{seat(off)}（防家）越序牌面向上引出{card(i['card'])}", "庄家"
+    parts[0] += "，" + did
+    if i.get("declarer_may_have_seen_dummy"):
+        parts.append("庄家可能已看到明手的牌")
+    if i.get("declarer_began_facing"):
+        parts.append("庄家已开始摊牌，暴露了牌张")
+    if i.get("played_by"):
+        parts.append(f"裁定之前，{seat(i['played_by'])}已接着出牌")
+    if i.get("choice"):
+        parts.append(f"{chooser}选择{word(CHOSEN, i['choice'], 'choice')}")
+    return "；".join(parts) + "。"
+
+
+def _premature_play(i: dict) -> str:
+    off, mate = i["offender"], partner(i["offender"])
+    parts = [f"本墩首引{suit(i['led_suit'])}，防家{seat(off)}在同伴{seat(mate)}出牌之前过早打出{card(i['card'])}"]
+    if i.get("declarer_and_dummy_played"):
+        parts[0] += "，此时庄家与明手均已对本墩出牌"
+    option = i.get("declarer_option")
+    if option == "forbid" and i.get("forbidden_suit"):
+        parts.append(f"庄家禁止{seat(mate)}打出{suit(i['forbidden_suit'])}")
+    elif option:
+        parts.append(f"庄家选择{word(PREMATURE_OPTIONS, option, 'declarer_option').replace('同伴', seat(mate))}")
+    if i.get("partner_hand"):
+        parts.append(f"{seat(mate)}手中有 {cards(i['partner_hand'])}{_void(i, 'partner_hand')}")
+    return "；".join(parts) + "。"
+
+
+def _simultaneous_play(i: dict) -> str:
+    if i["kind"] == "two_players":
+        return "两名赛员同时出牌：一家合法引牌或出牌的同时，另一家也引牌或出牌。"
+    many, seen = i.get("cards", []), i.get("visible", [])
+    who = "防家" if i.get("defender") else ("庄家（或明手）" if len(seen) > 1 else "一名赛员")
+    parts = [f"{who}一次打出{count(many)}张牌 {cards(many)}，其中能看到的是 {cards(seen)}"]
+    if i.get("designated"):
+        parts.append(f"他指定打出{card(i['designated'])}")
+    if i.get("discovered_after_next_trick"):
+        parts.append("双方均已对下一墩出牌后才发现")
+    return "；".join(parts) + "。"
+
+
+def _defective_trick(i: dict) -> str:
+    when = "双方均已对下一墩出牌后" if i.get("discovered_after_next_trick") else "双方对下一墩出牌之前"
+    head = f"第{i['trick']}墩首引{suit(i['led_suit'])}，"
+    if i["fault"] == "omitted":
+        return head + f"一家没有对该墩出牌（漏打），{when}被指出；他手中有 {cards(i['hand'])}{_void(i)}。"
+    many = i.get("cards_in_trick", [])
+    seen = f"，其中暴露的是{card(i['exposed'])}" if i.get("exposed") else ""
+    return head + f"一家对该墩打出了{count(many)}张牌 {cards(many)}{seen}，{when}被指出。"
+
+
+def bridge_ruling(text: str) -> str:
+    """The rules code's explanation, without its pointers to other CLI commands (「请用 defective-trick 判定」)."""
+    return re.sub(r"请用 [a-z][a-z-]* 判定。", "", re.sub(r"——请用 [a-z][a-z-]* 判定。", "。", text))
 
 
 SITUATIONS: dict[str, Callable[[dict], str]] = {
     "legal_cards": _legal_cards, "trick_winner": _trick_winner, "designate": _designate,
     "penalty_card_kind": _penalty_card_kind, "penalty_card_obligations": _penalty_card_obligations,
     "is_revoke": _is_revoke, "revoke_established": _revoke_established, "revoke_adjustment": _revoke_adjustment,
+    "insufficient_bid": _insufficient_bid, "call_out_of_rotation": _call_out_of_rotation,
+    "lead_out_of_turn": _lead_out_of_turn, "premature_play": _premature_play,
+    "simultaneous_play": _simultaneous_play, "defective_trick": _defective_trick,
 }
 
 # -- mahjong -----------------------------------------------------------------------------------
@@ -274,17 +470,20 @@ def block(ex: dict) -> str:
     """One verified example as a Markdown admonition, in Simplified; clauses as ⟦id⟧ markers."""
     result = ex.get("result", {})
     if "hand" in ex:
-        situation = mahjong_situation(ex["hand"])
+        hand = hand_of(ex["hand"])
+        situation = mahjong_situation(hand)
         ruling = mahjong_ruling(result)
-        table = data_table(ex["hand"], MAHJONG_LABELS, mahjong_value, ex["title"])
+        table = data_table(hand, MAHJONG_LABELS, mahjong_value, ex["title"])
     else:
-        describe = SITUATIONS.get(ex["function"])
+        fn = ex["function"]
+        describe = SITUATIONS.get(fn)
         if describe is None:
-            raise KbError(f"worked example '{ex['title']}': no wording for rules function {ex['function']} "
+            raise KbError(f"worked example '{ex['title']}': no wording for rules function {fn} "
                           "in kb/site/examples_text.py")
+        labels = {**BRIDGE_LABELS, **LABELS_BY_FUNCTION.get(fn, {})}
+        table = data_table(ex["input"], labels, lambda key, v: bridge_value(fn, key, v), ex["title"])
         situation = describe(ex["input"])
-        ruling = _md(result.get("explanation", ""))
-        table = data_table(ex["input"], BRIDGE_LABELS, bridge_value, ex["title"])
+        ruling = _md(bridge_ruling(result.get("explanation", "")))
     cites = " ".join(f"⟦{c}⟧" for c in (result.get("clauses") or [ex["clause"]]))
     body = [f"**情形**　{_md(situation)}", f"**裁定**　{ruling}", f"**依据**　{cites}",
             '??? abstract "牌例明细"\n' + "\n".join(f"    {row}" for row in table)]
