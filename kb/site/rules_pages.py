@@ -131,4 +131,4 @@ def write_pages(write: Callable[[str, str], None], r: Any) -> dict[str, list[Any
     write(INDEX, catalogue_page(r))
     write(MAHJONG, mahjong_page(r))
     write(BRIDGE, bridge_page(r))
-    return {r.t("规则计算"): [INDEX, {r.t("麻将计台器"): MAHJONG}, {r.t("桥牌裁定助手"): BRIDGE}]}
+    return {r.t("规则计算"): [{r.t("规则计算与裁定目录"): INDEX}, {r.t("麻将计台器"): MAHJONG}, {r.t("桥牌裁定助手"): BRIDGE}]}
