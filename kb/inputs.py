@@ -24,7 +24,8 @@ def read_text(name: str) -> str:
     label = "stdin" if name == "-" else name
     try:
         if name == "-":
-            data = sys.stdin.buffer.read(MAX_BYTES + 1)
+            raw = getattr(sys.stdin, "buffer", None)      # a text stream without bytes (a test's StringIO)
+            data = raw.read(MAX_BYTES + 1) if raw is not None else sys.stdin.read(MAX_BYTES + 1).encode("utf-8")
         else:
             with Path(name).open("rb") as fh:
                 data = fh.read(MAX_BYTES + 1)

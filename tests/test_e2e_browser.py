@@ -210,7 +210,7 @@ def test_typed_html_is_shown_as_text(server, page):
     page.goto(f"{server}/hans/search/")
     page.fill("#kb-q", q)
     page.press("#kb-q", "Enter")
-    page.wait_for_selector("#kb-results[data-kb-state=done], #kb-results[data-kb-state=error]")
+    page.wait_for_selector("#kb-results[data-kb-state=done], #kb-results[data-kb-state=error]", state="attached")
     assert page.evaluate("window.__xss") is None
     assert page.locator("#kb-search img, #kb-search script").count() == 0
     assert q in page.inner_text("#kb-status")

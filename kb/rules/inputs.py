@@ -5,11 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from kb.errors import KbError
-from kb.inputs import MAX_BYTES as MAX_INPUT
 from kb.inputs import load_json as parse_json
 from kb.inputs import read_text
 
 __all__ = ["MAX_INPUT", "parse_json", "read_object", "read_text"]
+
+MAX_INPUT = 64_000          # bytes of one rules question sent to the rules API (its body limit)
 
 
 def read_object(name: str) -> dict[str, Any]:

@@ -65,7 +65,7 @@ def format_table(result: dict[str, Any]) -> str:
 
 def read_hand(text: str, label: str) -> Any:
     """A hand from JSON text (starting with ``{``) or one line of notation."""
-    if text.lstrip().startswith("{"):
+    if text.lstrip().startswith(("{", "[")):   # JSON (an array is refused as not a hand)
         data = parse_json(text, label)
         if isinstance(data, dict) and isinstance(data.get("concealed"), str):
             data = {**parse_line(data.pop("concealed")), **data}
