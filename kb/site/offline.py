@@ -19,13 +19,15 @@ from pathlib import Path
 DOWNLOAD = "paigui-kb-offline.zip"
 SKIP_SUFFIXES = (".map", ".gz")
 SKIP_NAMES = ("sw.js", "sitemap.xml", DOWNLOAD)
+SKIP_DIRS = ("pdf",)        # the PDF editions (megabytes each) are downloads, not part of the offline cache
 _LINK = re.compile(r'\b(href|src|action)="([^"]*)"')
 
 
 def edition_files(edition: Path) -> list[str]:
     """The edition's files a reader needs, as paths relative to it (sorted)."""
     return sorted(str(p.relative_to(edition)) for p in edition.rglob("*")
-                  if p.is_file() and p.name not in SKIP_NAMES and p.suffix not in SKIP_SUFFIXES)
+                  if p.is_file() and p.name not in SKIP_NAMES and p.suffix not in SKIP_SUFFIXES
+                  and p.relative_to(edition).parts[0] not in SKIP_DIRS)
 
 
 def finish_edition(edition: Path) -> str:
