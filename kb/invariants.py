@@ -15,10 +15,10 @@ from kb.errors import KbError
 
 def check_corpus(corpus: Any) -> None:
     """KbError on the first broken invariant, naming the witness or the clause."""
-    per_witness: dict[str, Counter] = {}
+    per_witness: dict[str, Counter] = {}      # by source file: a sigil may recur in another work
     for rec in corpus.records:
         for w in rec.witnesses:
-            c = per_witness.setdefault(w.sigil, Counter())
+            c = per_witness.setdefault(w.source, Counter())
             c["records"] += 1
             if rec.level == "law":
                 c["laws"] += 1
@@ -26,7 +26,7 @@ def check_corpus(corpus: Any) -> None:
         src = a.source
         for key, (lo, hi) in src.expect.items():
             what = key.removeprefix("expect_")
-            got = per_witness.get(src.sigil, Counter())[what]
+            got = per_witness.get(src.file, Counter())[what]
             if not lo <= got <= hi:
                 want = str(lo) if lo == hi else f"{lo}–{hi}"
                 raise KbError(f"{src.path.name}: witness {src.sigil}: expected {want} {what}, got {got} "

@@ -5,45 +5,25 @@ Python package, driving that chromium (playwright's own browser downloads are ne
 """
 from __future__ import annotations
 
-import contextlib
-import functools
 import json
 import os
 import re
-import shutil
-import subprocess
 import sys
-import threading
-import time
 import urllib.parse
 import urllib.request
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from kbbrowser import chromium, kb_serve, no_browser, static_server
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).absolute()
 SITE = BUILD.parent / "site"
-CHROMIUM = os.environ.get("KB_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 TIMEOUT_MS = 15_000
 
 
-def _why_no_browser() -> str | None:
-    if not os.path.exists(CHROMIUM):
-        return f"no chromium at {CHROMIUM} (scripts/test installs Debian's chromium with apt-get)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError as exc:
-        return f"the playwright package is missing ({exc}); run scripts/test"
-    return None
-
-
-WHY = _why_no_browser()
+WHY = no_browser()
 
 
 @pytest.fixture(autouse=True)
@@ -63,71 +43,23 @@ def get_json(url: str) -> object:
         return json.loads(resp.read().decode("utf-8"))
 
 
-@contextlib.contextmanager
-def kb_serve(*args: str) -> Iterator[str]:
-    """`kb serve --port 0 ARGS` in a subprocess; yields its base URL (http://127.0.0.1:PORT)."""
-    code = "import sys; from kb.cli import main; sys.exit(main(sys.argv[1:]))"
-    env = dict(os.environ, PYTHONUNBUFFERED="1", KB_BUILD_DIR=str(BUILD))
-    proc = subprocess.Popen([sys.executable, "-c", code, "serve", "--host", "127.0.0.1", "--port", "0", *args],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines: list[str] = []
-    found: dict[str, str] = {}
-
-    def read() -> None:
-        for line in proc.stdout:  # type: ignore[union-attr]
-            lines.append(line)
-            m = re.search(r"(http://127\.0\.0\.1:\d+)/hans/", line)
-            if m and "url" not in found:
-                found["url"] = m.group(1)
-
-    threading.Thread(target=read, daemon=True).start()
-    deadline = time.monotonic() + 300  # a stale build is rebuilt first
-    while "url" not in found and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    try:
-        if "url" not in found:
-            pytest.fail("kb serve did not print its URL:\n" + "".join(lines[-30:]))
-        yield found["url"]
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 @pytest.fixture(scope="module")
 def server():
-    with kb_serve() as url:
+    with kb_serve(BUILD) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def static_site():
     """The built site on a plain static file server (no API): what a static host gives."""
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
+    with static_server(SITE) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture
@@ -269,7 +201,7 @@ def test_concurrent_requests_agree(server):
 def test_worker_processes_give_the_same_answers(server):
     queries = ["藏牌", "罰張", "第64条B款", "字一色"]
     expected = {q: get_json(f"{server}/api/search?" + urllib.parse.urlencode({"q": q})) for q in queries}
-    with kb_serve("--workers", "2", "--cache-size", "0") as url:
+    with kb_serve(BUILD, "--workers", "2", "--cache-size", "0") as url:
         with ThreadPoolExecutor(8) as pool:
             got = list(pool.map(lambda q: get_json(f"{url}/api/search?" + urllib.parse.urlencode({"q": q})),
                                 queries * 8))

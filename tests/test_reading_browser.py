@@ -6,45 +6,28 @@ built site on a plain static file server.
 """
 from __future__ import annotations
 
-import functools
-import os
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
+from kbbrowser import chromium, static_server
 
 from kb import build as b
 
-CHROMIUM = os.environ.get("KB_CHROMIUM") or "/usr/bin/chromium"
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
 DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 PAGE_KINDS = {"home": "", "law": "cbr1999/law-67/", "compare": "compare/law-45/", "mahjong": "twmj16/",
               "scoring": "twmj16/patterns/", "search": "search/?q=明手"}
 
 
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def base():
-    site = b.site_dir(b.ensure_built(None, need_site=True))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with static_server(b.site_dir(b.ensure_built(None, need_site=True))) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser(base):
     """Chromium, launched after the site is built (the build prints PDFs with its own Playwright)."""
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        br = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-gpu"])
+    with chromium() as br:
         yield br
-        br.close()
 
 
 def new_page(browser, device: dict, **options):

@@ -1,82 +1,36 @@
 """The rules calculators in headless Chromium on a phone viewport (390×844), against `kb serve` and a static host."""
 from __future__ import annotations
 
-import contextlib
-import functools
 import os
 import re
-import subprocess
-import sys
-import threading
-import time
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from kbbrowser import chromium, kb_serve, static_server
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).absolute()
 SITE = BUILD.parent / "site"
-CHROMIUM = os.environ.get("KB_CHROMIUM") or "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 PHONE = {"width": 390, "height": 844}
 HAND = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p", "6p", "7p", "8p", "5s", "5s"]
 
 
-@contextlib.contextmanager
-def kb_serve() -> Iterator[str]:
-    code = "import sys; from kb.cli import main; sys.exit(main(sys.argv[1:]))"
-    env = dict(os.environ, PYTHONUNBUFFERED="1", KB_BUILD_DIR=str(BUILD))
-    proc = subprocess.Popen([sys.executable, "-c", code, "serve", "--host", "127.0.0.1", "--port", "0"], cwd=ROOT,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    found: dict[str, str] = {}
-
-    def read() -> None:
-        for line in proc.stdout:  # type: ignore[union-attr]
-            m = re.search(r"(http://127\.0\.0\.1:\d+)/hans/", line)
-            if m:
-                found.setdefault("url", m.group(1))
-
-    threading.Thread(target=read, daemon=True).start()
-    deadline = time.monotonic() + 300
-    while "url" not in found and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    try:
-        assert "url" in found, "kb serve did not print its URL"
-        yield found["url"]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
-
-
-class _Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 @pytest.fixture(scope="module")
 def server():
-    with kb_serve() as url:
+    with kb_serve(BUILD) as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 def static_site():
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(SITE)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    with static_server(SITE) as url:
+        yield url
 
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+    with chromium() as b:
         yield b
-        b.close()
 
 
 @pytest.fixture
