@@ -19,7 +19,6 @@ LAYERS: list[tuple[str, ...]] = [
     ("kb.xref", "kb.xref_mahjong", "kb.link", "kb.lint"),
     ("kb.pipeline", "kb.stats", "kb.present"),
     ("kb.search", "kb.rules"),
-    ("kb.worked",),
     ("kb.site",),
     ("kb.integrity", "kb.invariants", "kb.build"),
     ("kb.check", "kb.serve", "kb.cli"),

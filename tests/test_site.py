@@ -253,7 +253,7 @@ def test_link_checker_passes_and_fails_on_a_planted_broken_link(built, tmp_path)
 
 def test_wrong_worked_example_fails_the_build(tmp_path, monkeypatch):
     from kb.rules.bridge import examples as bridge_examples
-    from kb.worked import site_examples
+    from kb.site.examples_text import site_examples
     data = json.loads(bridge_examples.EXAMPLES_PATH.read_text(encoding="utf-8"))
     first = data[0] if isinstance(data, list) else data["examples"][0]
     wrong = json.loads(json.dumps(data))

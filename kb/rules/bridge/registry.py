@@ -1,7 +1,7 @@
 """The public registry of bridge rulings: each function with its command, clauses and summary.
 
 Every ``kb bridge`` subcommand is one ruling and takes one JSON shape: the keyword arguments of
-its function. The site (kb/worked.py), the catalogue (kb/rules/catalogue.py), the CLI and the
+its function. The site (kb/site/examples_text.py), the catalogue (kb/rules/catalogue.py), the CLI and the
 API read this table; nothing else lists the rulings.
 """
 from __future__ import annotations
