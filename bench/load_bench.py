@@ -105,6 +105,20 @@ def stop_server(proc: subprocess.Popen[str]) -> None:
         proc.wait()
 
 
+async def read_response(reader: asyncio.StreamReader, timeout: float) -> tuple[bytes, bytes]:
+    """One HTTP/1.1 response on a keep-alive connection: (status line, body by Content-Length)."""
+    status_line = await asyncio.wait_for(reader.readline(), timeout)
+    length = 0
+    while True:
+        line = await reader.readline()
+        if line in (b"\r\n", b""):
+            break
+        name, _, value = line.decode("latin-1").partition(":")
+        if name.strip().lower() == "content-length":
+            length = int(value)
+    return status_line, await reader.readexactly(length)
+
+
 async def _client(host: str, port: int, paths: list[str], start: int, deadline: float,
                   latencies: list[float], errors: list[str], budget: list[int]) -> None:
     reader, writer = await asyncio.open_connection(host, port)
@@ -118,16 +132,7 @@ async def _client(host: str, port: int, paths: list[str], start: int, deadline: 
             try:
                 writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\n"
                              "Accept: application/json\r\n\r\n".encode("ascii"))
-                status_line = await asyncio.wait_for(reader.readline(), 10)
-                length = 0
-                while True:
-                    line = await reader.readline()
-                    if line in (b"\r\n", b""):
-                        break
-                    name, _, value = line.decode("latin-1").partition(":")
-                    if name.strip().lower() == "content-length":
-                        length = int(value)
-                body = await reader.readexactly(length)
+                status_line, body = await read_response(reader, 10)
             except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError) as exc:
                 errors.append(f"{path}: {type(exc).__name__}")
                 writer.close()

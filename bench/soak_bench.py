@@ -23,7 +23,7 @@ import urllib.parse
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from load_bench import ROOT, start_server, stop_server  # noqa: E402
+from load_bench import ROOT, read_response, start_server, stop_server  # noqa: E402
 
 TARGET_MB = 30.0
 _CJK = re.compile(r"[\u4e00-\u9fff]{2,}")
@@ -88,16 +88,7 @@ async def _send(host: str, port: int, queries: list[str], clients: int, errors: 
             for q in it:
                 path = "/api/search?" + urllib.parse.urlencode({"q": q})
                 writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode("ascii"))
-                status = await asyncio.wait_for(reader.readline(), 30)
-                length = 0
-                while True:
-                    line = await reader.readline()
-                    if line in (b"\r\n", b""):
-                        break
-                    name, _, value = line.decode("latin-1").partition(":")
-                    if name.strip().lower() == "content-length":
-                        length = int(value)
-                await reader.readexactly(length)
+                status, _body = await read_response(reader, 30)
                 if not status.startswith(b"HTTP/1.1 200"):
                     errors.append(f"{q}: {status.decode('latin-1').strip()}")
         finally:
