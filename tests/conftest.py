@@ -83,3 +83,29 @@ class SourceCopy:
 @pytest.fixture
 def source_copy(tmp_path) -> SourceCopy:
     return SourceCopy(tmp_path / "sources")
+
+
+# --- the browser tests' servers and browser (tests/kbbrowser.py), one of each per test module ---
+
+@pytest.fixture(scope="module")
+def server():
+    """`kb serve` over the session's build, on 127.0.0.1."""
+    from kbbrowser import kb_serve
+    with kb_serve(Path(os.environ["KB_BUILD_DIR"])) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def static_site():
+    """The session's built site on a plain static file server (no API): what a static host gives."""
+    from kbbrowser import static_server
+    with static_server(Path(os.environ["KB_BUILD_DIR"]).parent / "site") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium, headless, driven by Playwright."""
+    from kbbrowser import chromium
+    with chromium() as b:
+        yield b

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from kbbrowser import chromium, kb_serve, no_browser, static_server
+from kbbrowser import kb_serve, no_browser
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).absolute()
@@ -41,25 +41,6 @@ def query_of(url: str) -> dict[str, list[str]]:
 def get_json(url: str) -> object:
     with urllib.request.urlopen(url, timeout=10) as resp:
         return json.loads(resp.read().decode("utf-8"))
-
-
-@pytest.fixture(scope="module")
-def server():
-    with kb_serve(BUILD) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def static_site():
-    """The built site on a plain static file server (no API): what a static host gives."""
-    with static_server(SITE) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture

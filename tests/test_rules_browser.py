@@ -6,31 +6,12 @@ import re
 from pathlib import Path
 
 import pytest
-from kbbrowser import chromium, kb_serve, static_server
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).absolute()
 SITE = BUILD.parent / "site"
 PHONE = {"width": 390, "height": 844}
 HAND = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p", "6p", "7p", "8p", "5s", "5s"]
-
-
-@pytest.fixture(scope="module")
-def server():
-    with kb_serve(BUILD) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def static_site():
-    with static_server(SITE) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.fixture
