@@ -30,6 +30,7 @@ from kb.site.static_search import StaticIndex
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 THEME = Path(__file__).resolve().parent / "theme"
+HOOKS = Path(__file__).resolve().parent / "mkdocs_hooks.py"
 SCRIPTS = ("hans", "hant")
 LANGUAGE = {"hans": "zh-Hans", "hant": "zh-Hant"}   # <html lang>; zh-Hans from kb/site/theme
 # Files of the theme that no page of ours uses (the built-in search is replaced by ours).
@@ -44,10 +45,12 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 def generate_docs(records: list[Record], docs: Path, script: str, examples: Examples | None = None,
-                  layout: Layout | None = None) -> list:
-    """Write one edition's Markdown tree (hand-written pages and one page per law); return its nav."""
+                  layout: Layout | None = None, slots: dict[str, str] | None = None) -> list:
+    """Write one edition's Markdown tree (hand-written pages and one page per law); return its nav.
+
+    With ``slots``, record bodies go into it as HTML (see kb/site/mkdocs_hooks.py)."""
     layout = layout or Layout(records)
-    r = Renderer(layout, script, examples)
+    r = Renderer(layout, script, examples, slots)
     hand = ROOT / "docs"
     if not hand.is_dir():
         raise KbError(f"{hand}: missing (run kb from the repository checkout)")
@@ -59,7 +62,7 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         dest.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix == ".md":
             text = _work_choices(path.read_text(encoding="utf-8"))
-            dest.write_text(r.switch(str(rel)) + (text if script == "hans" else to_hant(text)), encoding="utf-8")
+            dest.write_text(r.switch(str(rel), generated=False) + (text if script == "hans" else to_hant(text)), encoding="utf-8")
         else:
             shutil.copy2(path, dest)
 
@@ -149,7 +152,10 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
     procs = {}
     for script in SCRIPTS:
         docs = work / "docs" / script
-        nav = generate_docs(records, docs, script, examples, layout)
+        slots: dict[str, str] = {}
+        nav = generate_docs(records, docs, script, examples, layout, slots)
+        slot_file = work / f"slots-{script}.json"
+        slot_file.write_text(json.dumps(slots, ensure_ascii=False), encoding="utf-8")
         meta = index.write(docs, script)
         assets = fingerprinted_assets(docs, meta)
         point_at_fingerprints(docs, assets)
@@ -162,7 +168,8 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
             "theme": {"name": "material", "language": LANGUAGE[script], "font": False, "custom_dir": str(THEME)},
             "extra_css": [assets[name] for name in EXTRA_CSS],
             "extra_javascript": [assets[name] for name in EXTRA_JAVASCRIPT],
-            "extra": {"kb_search_label": label,
+            "hooks": [str(HOOKS)],
+            "extra": {"kb_search_label": label, "kb_slots": str(slot_file),
                       "kb_search_placeholder": "检索条款" if script == "hans" else "檢索條款"},
         }
         if script == "hant":

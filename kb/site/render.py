@@ -3,16 +3,21 @@ from __future__ import annotations
 
 import html
 import json
+import posixpath
 import re
 
 from kb import works
 from kb.normalise import to_hant
 from kb.records import Record
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, relative
+from kb.site.mkdocs_hooks import SLOT
 from kb.site.pdf import pdf_href
 
 HEADING_LEVEL = {"law": 1, "section": 2, "clause": 2, "item": 3, "subitem": 4}
 MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|~])")
+# Plain text that reads the same as Markdown (escaped) and as HTML (escaped): no character that
+# Markdown would treat differently from its escaped form, no indent, no line break, no entity.
+_NOT_PLAIN = re.compile(r"[\\`<>|~&{}\n\r\t]|  |^\s")
 
 # Worked examples: clause id -> markdown blocks (Simplified), filled in by the rules stage.
 Examples = dict[str, list[str]]
@@ -24,10 +29,15 @@ NOTE_KINDS = {"recovery": "补出", "loss": "缺文", "emendation": "校改", "r
 
 
 class Renderer:
-    def __init__(self, layout: Layout, script: str, examples: Examples | None = None):
+    def __init__(self, layout: Layout, script: str, examples: Examples | None = None,
+                 slots: dict[str, str] | None = None):
         self.layout = layout
         self.script = script
         self.examples = examples or {}
+        # With ``slots``, a record's body (text, backlinks, footnotes, provenance) is written as
+        # HTML into it, and the Markdown holds the slot's name (kb/site/mkdocs_hooks.py puts the
+        # HTML in its place): the bodies are most of a page, and Markdown is slow at them.
+        self.slots = slots
 
     # -- script ----------------------------------------------------------------------------
     def t(self, simplified: str) -> str:
@@ -38,15 +48,26 @@ class Renderer:
         return getattr(rec, f"{name}_{self.script}")
 
     # -- pieces ----------------------------------------------------------------------------
-    def switch(self, page: str) -> str:
-        """A link to the same page in the other edition (kb.js carries the #anchor along)."""
+    def switch(self, page: str, generated: bool = True) -> str:
+        """A link to the same page in the other edition (kb.js carries the #anchor along); a slot on
+        generated pages (hand-written ones are not Markdown we write)."""
         other = "hant" if self.script == "hans" else "hans"
         label = "繁體" if other == "hant" else "简体"
         url = page[:-3] + "/" if not page.endswith("index.md") else page[: -len("index.md")]
         depth = url.count("/")
         href = "../" * (depth + 1) + f"{other}/{url}"
+        if self.slots is not None and generated:
+            return self.slot(f'<div class="kb-switch" markdown="0" data-search-exclude><a class="kb-switch-link" '
+                             f'href="{href}">{label}</a></div>\n')
         return (f'<div class="kb-switch" markdown="0" data-search-exclude><a class="kb-switch-link" href="{href}">'
                 f'{label}</a></div>\n')
+
+    def slot(self, html_block: str) -> str:
+        """A paragraph of Markdown that stands for a block of HTML (see ``slots``)."""
+        assert self.slots is not None
+        name = SLOT.format(len(self.slots))
+        self.slots[name] = html_block
+        return f"{name}\n"
 
     def text_with_refs(self, rec: Record, page: str) -> str:
         text = self.field(rec, "text")
@@ -122,6 +143,18 @@ class Renderer:
     def record_block(self, rec: Record, page: str, level: int | None = None) -> str:
         """One record: heading, text, backlinks, provenance and worked examples, wrapped so that the
         whole clause is highlighted when its anchor is the target (kb/site clause.js adds the copy button)."""
+        cite = html.escape(self.citation(rec), quote=True)
+        examples = [self.clause_links(self.t(block), page) for block in self.examples.get(rec.id, [])]
+        if self.slots is not None and self.plain(rec):
+            body = self.body_html(rec, page)
+            parts = [self.slot(f'<div class="kb-clause" data-cite="{cite}" data-level="{rec.level}">'),
+                     self.heading(rec, level)]
+            if examples:
+                parts += [self.slot(body)] if body else []
+                parts += [e.rstrip("\n") + "\n" for e in examples] + [self.slot("</div>")]
+            else:
+                parts.append(self.slot(f"{body}\n</div>" if body else "</div>"))
+            return "\n".join(parts)
         parts = [self.heading(rec, level)]
         body = self.text_with_refs(rec, page)
         if body:
@@ -129,11 +162,93 @@ class Renderer:
         meta = self.meta(rec, page)
         if meta:
             parts.append(meta)
-        for block in self.examples.get(rec.id, []):
-            parts.append(self.clause_links(self.t(block), page))
-        cite = html.escape(self.citation(rec), quote=True)
+        parts += examples
         return (f'<div class="kb-clause" data-cite="{cite}" data-level="{rec.level}" markdown="1">\n\n' + "\n".join(parts)
                 + "\n</div>\n")
+
+    def plain(self, rec: Record) -> bool:
+        """Whether every text of the record that its body shows is plain (see _NOT_PLAIN), so that
+        ``body_html`` makes of it what Markdown would."""
+        f = self.script
+        strings = [rec.text_hans if f == "hans" else rec.text_hant, rec.title_hans if f == "hans" else rec.title_hant,
+                   rec.citation]
+        strings += [n["text_" + f] for n in rec.footnotes]
+        strings += [w.source for w in rec.witnesses]
+        for v in rec.variants:
+            strings += [v["context"], *v["readings"], *v["readings"].values()]
+        for n in rec.notes:
+            strings += [n["what"], n["from"], n["kind"]]
+        for ref in rec.refs:
+            target = ref.get("target")
+            if target:
+                strings.append(target)
+                if target in self.layout.by_id:
+                    strings.append(self.layout.by_id[target].citation)
+        for cid in rec.cited_by:
+            if cid in self.layout.by_id:
+                strings.append(self.layout.by_id[cid].citation)
+        return not any(_NOT_PLAIN.search(x) for x in strings if x)
+
+    def body_html(self, rec: Record, page: str) -> str:
+        """The HTML that Markdown makes of ``text_with_refs`` and ``meta`` of a plain record."""
+        f = self.script
+        out = []
+        text = self.text_html(rec, page)
+        if text:
+            out.append(f"<p>{text}</p>")
+        if rec.cited_by:
+            links = []
+            for cid in rec.cited_by:
+                src = self.layout.by_id.get(cid)
+                href = self.layout.href(page, cid)
+                if src and href:
+                    links.append(f'<a href="{page_url(page, href)}">{_text(self.t(src.citation))}</a>')
+            if links:
+                out.append(f'<p class="kb-cited-by">{self.t("被引用")}：{" · ".join(links)}</p>')
+        for fn in rec.footnotes:
+            out.append(f'<p class="kb-footnote">{self.t("脚注")} [{fn["n"]}]：{_text(fn["text_" + f])}</p>')
+        details = []
+        for w in rec.witnesses:
+            span = f"{w.lines[0]}" if w.lines[0] == w.lines[1] else f"{w.lines[0]}–{w.lines[1]}"
+            details.append(f"{self.t('出处')}：<code>{_text(w.source)}</code> {self.t('第')} {span} {self.t('行')}")
+        for v in rec.variants:
+            readings = " ｜ ".join(f"{_text(sigil)}：{_text(t) or '∅'}" for sigil, t in v["readings"].items())
+            details.append(f"{self.t('异文')}：{readings}（{_text(v['context'])}）")
+        for n in rec.notes:
+            details.append(f"{self.t(NOTE_KINDS.get(n['kind'], '注'))}：{_text(n['what'])}"
+                           f"（{self.t('据')} {_text(n['from'])}）")
+        if details:
+            marks = ([MARKS["variant"]] if rec.variants else []) + list(dict.fromkeys(
+                MARKS[n["kind"]] for n in rec.notes if n["kind"] in MARKS))
+            badge = "".join(f' <span class="kb-mark">{self.t(m)}</span>' for m in marks)
+            out.append(f'<details class="kb-prov">\n<summary>{self.t("出处")}{badge}</summary>\n<ul>\n'
+                       + "".join(f"<li>{d}</li>\n" for d in details) + "</ul>\n</details>")
+        return "\n".join(out)
+
+    def text_html(self, rec: Record, page: str) -> str:
+        """The HTML of ``text_with_refs`` (a plain record's), without the paragraph around it."""
+        text = self.field(rec, "text")
+        if not text:
+            return ""
+        pieces, pos = [], 0
+        for ref in sorted(rec.refs, key=lambda r: r["span"][0]):
+            a, b = ref["span"]
+            if a < pos:
+                continue
+            pieces.append(_text(text[pos:a]))
+            piece = _text(text[a:b])
+            target = ref.get("target")
+            href = self.layout.href(page, target) if target and ref["status"] == "resolved" else None
+            if href and target:
+                title = html.escape(f"{target} {self.layout.by_id[target].citation}")
+                pieces.append(f'<a href="{page_url(page, href)}" title="{title}">{piece}</a>')
+            else:
+                why = {"external": self.t("本库未收此条"), "lost": self.t("原文数字已佚，无法确定所指"),
+                       "unresolved": self.t("无法解析")}.get(ref["status"], ref["status"])
+                pieces.append(f'<span class="kb-ref kb-{ref["status"]}" title="{why}">{piece}</span>')
+            pos = b
+        pieces.append(_text(text[pos:]))
+        return "".join(pieces)
 
     def citation(self, rec: Record) -> str:
         """How a person cites the record: 67B1(b), 第67条, 计台名堂 13."""
@@ -188,10 +303,16 @@ class Renderer:
         order = sorted(paths, key=lambda local: [(len(p), p.zfill(3)) for p in paths[local][1:]])
         first = next(recs[w][str(law)] for w in pair if str(law) in recs[w])
         names = {w: self.t(WORK_TITLES[w][0]) for w in pair}
-        out = [self.switch(page), f"# {self.t(f'第{law}条对照')}：{escape(self.field(first, 'title'))} {{ #{law} }}\n",
-               '<div class="kb-pair kb-pair-head" markdown="1">\n'
-               + "".join(f'<div markdown="1">\n**{names[w]}**\n</div>\n' for w in pair)
-               + "</div>\n"]
+        slots = self.slots is not None and not any(_NOT_PLAIN.search(n) for n in names.values())
+        out = [self.switch(page), f"# {self.t(f'第{law}条对照')}：{escape(self.field(first, 'title'))} {{ #{law} }}\n"]
+        if slots:
+            out.append(self.slot('<div class="kb-pair kb-pair-head">\n'
+                                 + "".join(f"<div>\n<p><strong>{names[w]}</strong></p>\n</div>\n" for w in pair)
+                                 + "</div>"))
+        else:
+            out.append('<div class="kb-pair kb-pair-head" markdown="1">\n'
+                       + "".join(f'<div markdown="1">\n**{names[w]}**\n</div>\n' for w in pair)
+                       + "</div>\n")
         for local in order:
             if local == str(law):
                 heading = ""
@@ -199,6 +320,9 @@ class Renderer:
                 any_rec = next(recs[w][local] for w in pair if local in recs[w])
                 depth = {"clause": 2, "item": 3, "subitem": 4}.get(any_rec.level, 2)
                 heading = f"{'#' * depth} {any_rec.citation} {{ #{local} }}\n"
+            if slots and all(self.plain(recs[w][local]) for w in pair if local in recs[w]):
+                out.append(heading + self.slot(self.pair_html(page, [(names[w], recs[w].get(local)) for w in pair])))
+                continue
             cells = []
             for w in pair:
                 label = f'<p class="kb-pair-label">{names[w]}</p>\n'   # which translation, where the head row is hidden
@@ -212,6 +336,20 @@ class Renderer:
                              + (f"{body}\n" if body else "") + "</div>\n")
             out.append(heading + '<div class="kb-pair" markdown="1">\n' + "".join(cells) + "</div>\n")
         return "\n".join(out)
+
+    def pair_html(self, page: str, cells: list[tuple[str, Record | None]]) -> str:
+        """The HTML that Markdown makes of a row of the compare page (plain records)."""
+        out = ['<div class="kb-pair">']
+        for name, rec in cells:
+            label = f'<p class="kb-pair-label">{name}</p>'
+            if rec is None:
+                out.append(f'<div>\n{label}\n<p class="kb-missing">{self.t("此译本无此款")}</p>\n</div>')
+                continue
+            href = page_url(page, self.layout.href(page, rec.id) or "")
+            body = self.text_html(rec, page)
+            out.append(f'<div>\n{label}\n<p><strong><a href="{href}">{_text(rec.citation)}</a></strong> '
+                       f'{_text(self.field(rec, "title"))}</p>\n' + (f"<p>{body}</p>\n" if body else "") + "</div>")
+        return "\n".join(out) + "\n</div>"
 
     def pair(self, law: int) -> tuple[str, str]:
         """The two translations (twin works, in registry order) that both hold this law."""
@@ -253,6 +391,32 @@ class Renderer:
 def front_matter(title: str) -> str:
     """The page's title for mkdocs (its first element is the edition switch, not the H1)."""
     return f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n"
+
+
+def _text(plain: str) -> str:
+    """Plain text (see _NOT_PLAIN) as Markdown makes it in HTML."""
+    return plain.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def page_url(page: str, href: str) -> str:
+    """A docs-relative link (``law-46.md#46A``) from a page as mkdocs writes it (``../law-46/#46A``),
+    with directory URLs."""
+    path, _, anchor = href.partition("#")
+    if not path:
+        return href
+    here = url_of(page)
+    there = url_of(posixpath.normpath(posixpath.join(posixpath.dirname(page), path)))
+    rel = posixpath.relpath(there or ".", here or ".")
+    rel = "./" if rel == "." else rel + "/"
+    return rel + (f"#{anchor}" if anchor else "")
+
+
+def url_of(page: str) -> str:
+    """The directory URL of a docs page: a/b.md → a/b/, a/index.md → a/, index.md → ''."""
+    stem = page[:-3]
+    if stem == "index" or stem.endswith("/index"):
+        return stem[:-5]
+    return stem + "/"
 
 
 def escape(text: str) -> str:
