@@ -24,7 +24,7 @@ from kb.normalise import to_hant
 from kb.records import Record
 from kb.site.layout import MAHJONG_PAGES, Layout
 from kb.site.offline import finish_edition, write_download
-from kb.site.render import Examples, Renderer
+from kb.site.render import Examples, Renderer, merge_slots
 from kb.site.rules_pages import write_pages as write_rules_pages
 from kb.site.static_search import StaticIndex
 
@@ -67,6 +67,8 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
             shutil.copy2(path, dest)
 
     def write(page: str, text: str) -> None:
+        if slots:
+            text = merge_slots(text, slots)
         dest = docs / page
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(text, encoding="utf-8")

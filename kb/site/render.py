@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import posixpath
 import re
@@ -38,6 +39,7 @@ class Renderer:
         # HTML into it, and the Markdown holds the slot's name (kb/site/mkdocs_hooks.py puts the
         # HTML in its place): the bodies are most of a page, and Markdown is slow at them.
         self.slots = slots
+        self._slot_names = itertools.count(len(slots or ()))
 
     # -- script ----------------------------------------------------------------------------
     def t(self, simplified: str) -> str:
@@ -65,7 +67,7 @@ class Renderer:
     def slot(self, html_block: str) -> str:
         """A paragraph of Markdown that stands for a block of HTML (see ``slots``)."""
         assert self.slots is not None
-        name = SLOT.format(len(self.slots))
+        name = SLOT.format(next(self._slot_names))
         self.slots[name] = html_block
         return f"{name}\n"
 
@@ -391,6 +393,20 @@ class Renderer:
 def front_matter(title: str) -> str:
     """The page's title for mkdocs (its first element is the edition switch, not the H1)."""
     return f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n"
+
+
+_SLOT_RUN = re.compile(r"^kbslot\d+\n(?:\nkbslot\d+\n)+", re.M)
+
+
+def merge_slots(markdown: str, slots: dict[str, str]) -> str:
+    """Runs of slot paragraphs (a clause's end, the next clause's start) made one slot: Markdown
+    spends as much on a slot paragraph as on any other, and the HTML is the same (paragraphs are
+    joined by a line break)."""
+    def merge(m: re.Match[str]) -> str:
+        names = m.group(0).split()
+        slots[names[0]] = "\n".join(slots.pop(n) if i else slots[n] for i, n in enumerate(names))
+        return names[0] + "\n"
+    return _SLOT_RUN.sub(merge, markdown)
 
 
 def _text(plain: str) -> str:
