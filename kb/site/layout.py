@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Any
 
 from kb import works
 from kb.records import Record
@@ -39,13 +40,16 @@ class Layout:
 
     def __init__(self, records: list[Record]):
         self.records = records
+        # What both editions' pages are made from and costs to work out (the rules catalogue).
+        self.memo: dict[str, Any] = {}
         self.by_id = {r.id: r for r in records}
         section_page = {(w.id, row["slug"]): row["page"]
                         for w in works.of_kind("sectioned") for row in works.sections(w.id)}
         self.pages: dict[str, list[Record]] = defaultdict(list)
         self.place: dict[str, Place] = {}
+        kinds = {w.id: w.kind for w in works.all_works()}
         for rec in records:
-            if works.get(rec.work).kind == "sectioned":
+            if (kinds.get(rec.work) or works.get(rec.work).kind) == "sectioned":
                 page = f"{rec.work}/{section_page[(rec.work, rec.path[0])]}.md"
             else:
                 page = f"{rec.work}/law-{rec.law}.md"

@@ -1,6 +1,7 @@
 """Markdown for the site's pages, in either script, from the records."""
 from __future__ import annotations
 
+import functools
 import html
 import itertools
 import json
@@ -40,11 +41,12 @@ class Renderer:
         # HTML in its place): the bodies are most of a page, and Markdown is slow at them.
         self.slots = slots
         self._slot_names = itertools.count(len(slots or ()))
+        self.works = {w.id: w for w in works.all_works()}
 
     # -- script ----------------------------------------------------------------------------
     def t(self, simplified: str) -> str:
         """UI text, written in Simplified, in this edition's script."""
-        return simplified if self.script == "hans" else to_hant(simplified)
+        return simplified if self.script == "hans" else _ui_hant(simplified)
 
     def field(self, rec: Record, name: str) -> str:
         return getattr(rec, f"{name}_{self.script}")
@@ -96,7 +98,7 @@ class Renderer:
     def heading(self, rec: Record, level: int | None = None) -> str:
         level = level or HEADING_LEVEL.get(rec.level, 2)
         title = escape(self.field(rec, "title"))
-        work = works.get(rec.work)
+        work = self.works[rec.work]
         if work.kind == "sectioned":
             label = title or escape(self.t(rec.citation))
             if rec.level != "section" and title:
@@ -255,7 +257,7 @@ class Renderer:
     def citation(self, rec: Record) -> str:
         """How a person cites the record: 67B1(b), 第67条, 计台名堂 13."""
         if rec.level == "law" and rec.law is not None:
-            return self.t(works.get(rec.work).law_name(rec.law))
+            return self.t(self.works[rec.work].law_name(rec.law))
         return self.t(rec.citation)
 
     def clause_links(self, text: str, page: str) -> str:
@@ -285,7 +287,7 @@ class Renderer:
         for law in self.layout.laws(work):
             for h in law.heading:
                 out.append(f"\n## {escape(self.t(h))}\n")
-            name = works.get(work).law_name(law.law or "")
+            name = self.works[work].law_name(law.law or "")
             frag = self.t("（残篇）") if any(n["kind"] == "fragment" for n in law.notes) else ""
             out.append(f"- [{self.t(name)} {escape(self.field(law, 'title'))}{frag}](law-{law.law}.md)")
         return "\n".join(out) + "\n"
@@ -407,6 +409,12 @@ def merge_slots(markdown: str, slots: dict[str, str]) -> str:
         slots[names[0]] = "\n".join(slots.pop(n) if i else slots[n] for i, n in enumerate(names))
         return names[0] + "\n"
     return _SLOT_RUN.sub(merge, markdown)
+
+
+@functools.lru_cache(maxsize=4096)
+def _ui_hant(simplified: str) -> str:
+    """UI text in Traditional (the same few strings, converted once)."""
+    return to_hant(simplified)
 
 
 def _text(plain: str) -> str:

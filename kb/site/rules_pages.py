@@ -36,7 +36,9 @@ def catalogue_page(r: Any) -> str:
            r.t("下列每项裁定都由规则代码（kb/rules）计算，并在构建时逐一核验所附算例；"
                "命令行用 `kb rules list` 可得同一目录（`--json` 输出机读格式）。") + "\n",
            f"- [{r.t('麻将计台器')}](mahjong.md) · [{r.t('桥牌裁定助手')}](bridge.md)\n"]
-    for e in entries():
+    if "rules_entries" not in r.layout.memo:         # the same for both editions: run the examples once
+        r.layout.memo["rules_entries"] = entries()
+    for e in r.layout.memo["rules_entries"]:
         cites = " ".join(f"⟦{c}⟧" for c in e.clauses)
         laws = "、".join(str(n) for n in e.laws())
         out.append(f"## `{e.command}`\n\n{r.t(e.summary)}\n\n"
@@ -100,7 +102,9 @@ def bridge_page(r: Any) -> str:
     """The ruling helper: pick a question, edit its JSON, answered by /api/rules/bridge/{command}."""
     from kb.rules.bridge.examples import check_examples
     first: dict[str, dict[str, Any]] = {}
-    for ex in check_examples():
+    if "bridge_examples" not in r.layout.memo:
+        r.layout.memo["bridge_examples"] = check_examples()
+    for ex in r.layout.memo["bridge_examples"]:
         first.setdefault(ex["function"], ex["input"])
     ids = sorted({c for ru in RULINGS for c in ru.clauses})
     hrefs = _hrefs(r, BRIDGE, ids)
