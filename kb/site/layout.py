@@ -55,15 +55,22 @@ class Layout:
                 page = f"{rec.work}/law-{rec.law}.md"
             self.pages[page].append(rec)
             self.place[rec.id] = Place(page, anchor_of(rec))
-        laws = defaultdict(set)
+        # Indexes, so that no page has to look through every record.
+        self.by_work: dict[str, list[Record]] = defaultdict(list)
+        self.by_work_law: dict[tuple[str, int | None], list[Record]] = defaultdict(list)
+        self.holders: dict[int, set[str]] = defaultdict(set)     # law number -> works holding the law
         for rec in records:
+            self.by_work[rec.work].append(rec)
+            self.by_work_law[(rec.work, rec.law)].append(rec)
             if rec.law is not None and rec.level == "law":
-                laws[rec.law].add(rec.work)
-        self.compared = sorted(law for law, held in laws.items()
-                               if any(works.twin_of(w) in held for w in held))
+                self.holders[rec.law].add(rec.work)
+        twins = {w.id: w.twin for w in works.all_works()}
+        self.compared = sorted(law for law, held in self.holders.items()
+                               if any((twins[w] if w in twins else works.twin_of(w)) in held for w in held))
+        self.compared_set = set(self.compared)
 
     def laws(self, work: str) -> list[Record]:
-        return [r for r in self.records if r.work == work and r.level == "law"]
+        return [r for r in self.by_work.get(work, ()) if r.level == "law"]
 
     def href(self, from_page: str, target_id: str) -> str | None:
         """A docs-relative link from one page to a record, or None if there is no such record."""

@@ -275,7 +275,7 @@ class Renderer:
         law = records[0]
         head = "".join(f'<p class="kb-heading">{escape(self.t(h))}</p>\n' for h in law.heading)
         out = [self.switch(page), head]
-        if law.law in self.layout.compared:
+        if law.law in self.layout.compared_set:
             out.append(f'[{self.t("与另一译本对照")}]({relative(page, f"compare/law-{law.law}.md")})\n')
         out += [self.record_block(r, page) for r in records]
         return "\n".join(out)
@@ -301,7 +301,7 @@ class Renderer:
         """The two translations of one law, clause by clause, in two columns (stacked on a phone)."""
         page = f"compare/law-{law}.md"
         pair = self.pair(law)
-        recs = {w: {r.id.split(":", 1)[1]: r for r in self.layout.records if r.work == w and r.law == law}
+        recs = {w: {r.id.split(":", 1)[1]: r for r in self.layout.by_work_law.get((w, law), ())}
                 for w in pair}
         paths = {local: r.path for w in pair for local, r in recs[w].items()}
         order = sorted(paths, key=lambda local: [(len(p), p.zfill(3)) for p in paths[local][1:]])
@@ -357,7 +357,7 @@ class Renderer:
 
     def pair(self, law: int) -> tuple[str, str]:
         """The two translations (twin works, in registry order) that both hold this law."""
-        held = {r.work for r in self.layout.records if r.law == law and r.level == "law"}
+        held = self.layout.holders.get(law, set())
         for w in works.all_works():
             if w.id in held and w.twin in held:
                 return (w.id, w.twin)
@@ -367,7 +367,7 @@ class Renderer:
         page = f"{work}/index.md"
         out = [front_matter(self.t(WORK_TITLES[work][0])), self.switch(page), f"# {self.t(WORK_TITLES[work][0])}\n",
                self.pdf_link(work)]
-        patterns = [r for r in self.layout.records
+        patterns = [r for r in self.layout.by_work.get(work, ())
                     if r.work == work and r.path[0] == "patterns" and len(r.path) == 2]
         if patterns:
             out += [f"## {self.t('计台名堂一览')} {{ #patterns-table }}\n",
