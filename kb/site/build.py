@@ -151,7 +151,7 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
     site = work / "site"
     layout = Layout(records)
     index = StaticIndex(records, layout, index_dir or work / "index")
-    procs = {}
+    jobs = []
     for script in SCRIPTS:
         docs = work / "docs" / script
         slots: dict[str, str] = {}
@@ -178,21 +178,8 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
             config["site_name"] = "牌規知識庫"
         cfg = work / f"mkdocs-{script}.yml"
         cfg.write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
-        env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NO_COLOR="1")
-        procs[script] = subprocess.Popen([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(cfg)],
-                                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
-                                         start_new_session=True, preexec_fn=_die_with_parent)
-    failed = []
-    try:
-        for script, proc in procs.items():
-            out, err = proc.communicate()
-            if proc.returncode != 0:
-                failed.append(f"mkdocs build of the {script} edition failed: {mkdocs_error(err + out)}")
-    finally:
-        for proc in procs.values():      # a failed or interrupted build leaves no mkdocs behind
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+        jobs.append((script, cfg, work / f"mkdocs-{script}.log"))
+    failed = run_mkdocs(jobs)
     if failed:
         raise KbError(failed[0])
     for script in SCRIPTS:
@@ -207,6 +194,32 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
     (site / "index.html").write_text(LANDING, encoding="utf-8")
     write_download(site)
     return site
+
+
+def run_mkdocs(jobs: list[tuple[str, Path, Path]]) -> list[str]:
+    """``mkdocs build --strict`` of each (edition, config, log), in parallel, by one process that
+    imports mkdocs once and forks (kb/site/mkdocs_run.py); what went wrong, one line per edition."""
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NO_COLOR="1")
+    args = [str(path) for _, cfg, log in jobs for path in (cfg, log)]
+    proc = subprocess.Popen([sys.executable, "-m", "kb.site.mkdocs_run", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+                            start_new_session=True, preexec_fn=_die_with_parent)
+    try:
+        out, err = proc.communicate()
+    finally:
+        if proc.poll() is None:          # a failed or interrupted build leaves no mkdocs behind
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    try:
+        codes = json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        codes = [proc.returncode or 1] * len(jobs)
+    failed = []
+    for (script, _, log), code in zip(jobs, codes):
+        if code != 0:
+            text = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+            failed.append(f"mkdocs build of the {script} edition failed: {mkdocs_error(text + err)}")
+    return failed
 
 
 def _die_with_parent() -> None:
