@@ -23,9 +23,13 @@ def scan(text: str) -> tuple[set[str], list[str]]:
     ids: set[str] = set()
     links: list[str] = []
     for m in _TAG.finditer(_SKIP.sub(" ", text)):
+        body = m.group(2)
+        low = body.lower()
+        if "id" not in low and "href" not in low and "name" not in low:    # most tags: nothing to learn
+            continue
         tag = m.group(1).lower()
         attrs: dict[str, str] = {}
-        for a in _ATTR.finditer(m.group(2)):
+        for a in _ATTR.finditer(body):
             name = a.group(1).lower()
             value = a.group(2)
             if value is None:
