@@ -314,3 +314,42 @@ def test_service_worker_version_follows_the_files(tmp_path):
     assert finish_edition(edition) == first
     (edition / "cbr1999" / "law-45" / "index.html").write_text("45, corrected", encoding="utf-8")
     assert finish_edition(edition) != first
+
+
+def test_record_bodies_written_as_html_are_what_markdown_makes(built):
+    """The pages' record bodies go in as HTML (slots, kb/site/render.py) rather than through
+    Markdown: for every page of both editions that HTML is Markdown's own rendering of the same
+    records (links as mkdocs writes them), so the site reads the same either way."""
+    import markdown
+    import yaml
+
+    from kb.records import read_jsonl
+    from kb.site.layout import Layout
+    from kb.site.mkdocs_hooks import fill_slots
+    from kb.site.render import Renderer, merge_slots, page_url
+    out, _ = built
+    records = list(read_jsonl(out / "records.jsonl"))
+    layout = Layout(records)
+    config = yaml.safe_load((b.PACKAGE.parent / "mkdocs.yml").read_text(encoding="utf-8"))
+    names = [e if isinstance(e, str) else next(iter(e)) for e in config["markdown_extensions"]]
+    options = {next(iter(e)): next(iter(e.values())) for e in config["markdown_extensions"] if isinstance(e, dict)}
+    md = markdown.Markdown(extensions=names, extension_configs=options)
+
+    def convert(text: str) -> str:
+        md.reset()
+        return md.convert(text)
+
+    as_html = 0
+    for script in ("hans", "hant"):
+        pages = {page: (lambda r, page=page, recs=recs: "\n".join(r.record_block(rec, page) for rec in recs))
+                 for page, recs in layout.pages.items()}
+        pages.update({f"compare/law-{n}.md": (lambda r, n=n: r.compare_page(n)) for n in layout.compared})
+        for page, make in pages.items():
+            slots: dict[str, str] = {}
+            via_markdown = re.sub(r'href="([^"#]+\.md(?:#[^"]*)?)"',
+                                  lambda m, page=page: f'href="{page_url(page, m.group(1))}"',
+                                  convert(make(Renderer(layout, script))))
+            with_slots = merge_slots(make(Renderer(layout, script, slots=slots)), slots)
+            assert fill_slots(convert(with_slots), slots) == via_markdown, (script, page)
+            as_html += bool(slots)
+    assert as_html > len(layout.pages)
