@@ -1,6 +1,9 @@
 """Generate both editions' Markdown from the records and build them with mkdocs --strict.
 
-The two editions are built by two mkdocs processes at once. Each edition gets the static
+The two editions are built at once, by one process that imports mkdocs and forks
+(kb/site/mkdocs_run.py). Record bodies are written as HTML rather than Markdown, which mkdocs
+puts in their place (kb/site/mkdocs_hooks.py, which also spares mkdocs work whose output the
+build would throw away). Each edition gets the static
 search index (kb/site/static_search.py), fingerprinted copies of docs/assets (a content
 hash in each file name, so a server may cache them for good), a service worker for offline
 use and, beside both, the download for file:// (kb/site/offline.py).
