@@ -182,3 +182,13 @@ def test_pdf_fonts_are_embedded(built):
             descendant = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
             descriptor = descendant["/FontDescriptor"].get_object()
             assert any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")), (number, font["/BaseFont"])
+
+
+def test_text_map_fix_refuses_a_pdf_it_cannot_read(tmp_path):
+    """The ToUnicode fix appends an incremental update; a PDF without a classic xref table is one line."""
+    from kb.errors import KbError
+    from kb.site.pdf import fix_text_map
+    bad = tmp_path / "x.pdf"
+    bad.write_bytes(b"%PDF-1.7\n1 0 obj\n<</Type /Catalog>>\nendobj\nstartxref\n9\n%%EOF\n")
+    with pytest.raises(KbError, match=r"x\.pdf: no classic cross-reference table"):
+        fix_text_map(bad)

@@ -172,32 +172,64 @@ def ideograph(text: str) -> str:
     return out
 
 
+OBJ = re.compile(rb"(\d+) 0 obj\s*<<(.*?)>>\s*stream\r?\n", re.S)
+LENGTH = re.compile(rb"/Length (\d+)(?! \d+ R)")
+TO_UNICODE = re.compile(rb"/ToUnicode (\d+) 0 R")
+TRAILER = re.compile(rb"trailer\s*<<(.*?)>>\s*startxref\s*(\d+)\s*%%EOF\s*$", re.S)
+
+
+def _xref(data: bytes, pdf: Path) -> dict[int, int]:
+    """Object number -> byte offset, from the PDF's classic cross-reference table (Chromium's kind)."""
+    m = TRAILER.search(data[-4096:])
+    if m is None or not data[int(m.group(2)):].startswith(b"xref"):
+        raise KbError(f"{pdf}: no classic cross-reference table at the end (an unexpected PDF from Chromium)")
+    offsets: dict[int, int] = {}
+    lines = iter(data[int(m.group(2)) + 4:].split(b"trailer", 1)[0].split())
+    for first in lines:
+        count = int(next(lines))
+        for num in range(int(first), int(first) + count):
+            offset, _gen, kind = next(lines), next(lines), next(lines)
+            if kind == b"n":
+                offsets[num] = int(offset)
+    return offsets
+
+
 def fix_text_map(pdf: Path) -> int:
     """Make the PDF's text read as the page does: Noto CJK draws 手 and the Kangxi radical ⼿ with one
     glyph, and Chromium's ToUnicode maps such glyphs to the radical, so 明手 would extract (and
-    search) as 明⼿. Map those codes to the ideograph (NFKC). Returns how many fonts were fixed."""
-    from pypdf import PdfWriter
-    from pypdf.generic import DictionaryObject, StreamObject
-    writer = PdfWriter(clone_from=str(pdf))
-    fixed: set[int] = set()
-    for page in writer.pages:
-        fonts = page.get("/Resources", DictionaryObject()).get_object().get("/Font", DictionaryObject()).get_object()
-        for ref in fonts.values():
-            font = ref.get_object()
-            if "/ToUnicode" not in font:
-                continue
-            stream = font["/ToUnicode"].get_object()
-            if not isinstance(stream, StreamObject) or id(stream) in fixed:
-                continue
-            cmap = stream.get_data().decode("latin-1")
-            if not RADICALS.search("".join(unicode_of(cmap).values())):
-                continue
-            mapping = {code: ideograph(text) for code, text in unicode_of(cmap).items()}
-            stream.set_data(cmap_text(mapping).encode("latin-1"))
-            fixed.add(id(stream))
-    if fixed:
-        writer.write(str(pdf))
-    return len(fixed)
+    search) as 明⼿. Map those codes to the ideograph (NFKC), as an incremental update that appends
+    the corrected ToUnicode streams (the rest of the file is not rewritten). Returns how many
+    ToUnicode maps were fixed."""
+    import zlib
+    data = pdf.read_bytes()
+    offsets = _xref(data, pdf)
+    trailer = TRAILER.search(data[-4096:])
+    assert trailer is not None                      # _xref checked it
+    update: list[bytes] = []
+    entries: list[tuple[int, int]] = []
+    for num in sorted({int(n) for n in TO_UNICODE.findall(data)}):
+        m = OBJ.match(data, offsets.get(num, -1)) if num in offsets else None
+        length = LENGTH.search(m.group(2)) if m else None
+        if m is None or length is None or int(m.group(1)) != num:
+            raise KbError(f"{pdf}: ToUnicode object {num} is not a stream with a direct /Length")
+        raw = data[m.end():m.end() + int(length.group(1))]
+        cmap = (zlib.decompress(raw) if b"/FlateDecode" in m.group(2) else raw).decode("latin-1")
+        mapping = unicode_of(cmap)
+        if not RADICALS.search("".join(mapping.values())):
+            continue
+        body = zlib.compress(cmap_text({code: ideograph(text) for code, text in mapping.items()}).encode("latin-1"))
+        entries.append((num, len(data) + sum(len(u) for u in update)))
+        update.append(b"%d 0 obj\n<</Filter /FlateDecode /Length %d>>\nstream\n" % (num, len(body))
+                      + body + b"\nendstream\nendobj\n")
+    if not entries:
+        return 0
+    xref_at = len(data) + sum(len(u) for u in update)
+    table = b"xref\n" + b"".join(b"%d 1\n%010d 00000 n \n" % entry for entry in entries)
+    fields = re.sub(rb"/Prev \d+", b"", trailer.group(1)).strip()
+    tail = b"trailer\n<<%s\n/Prev %s>>\nstartxref\n%d\n%%%%EOF\n" % (fields, trailer.group(2), xref_at)
+    with pdf.open("ab") as out:
+        out.write(b"".join(update) + table + tail)
+    return len(entries)
 
 
 FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#555;">'
