@@ -53,6 +53,19 @@ def session_build() -> Path:
     return b.ensure_built(Path(os.environ["KB_BUILD_DIR"]), need_site=True)
 
 
+@pytest.fixture
+def full_build_copy(session_build: Path, tmp_path: Path) -> Path:
+    """A private copy of the session's full build (its generation and both links), for a test
+    that builds over a complete build or holds its lock: the copy is up to date, as the original."""
+    for entry in session_build.parent.iterdir():
+        if entry.name in ("build", "site") or entry.name == os.readlink(session_build):
+            if entry.is_symlink():
+                os.symlink(os.readlink(entry), tmp_path / entry.name)
+            else:
+                shutil.copytree(entry, tmp_path / entry.name, symlinks=True)
+    return tmp_path / "build"
+
+
 class SourceCopy:
     """A writable copy of kb/sources whose files can be damaged, manifest kept in step."""
 
