@@ -49,6 +49,12 @@ def default_build_dir() -> Path:
 _GENERATION = re.compile(r"^\.(?P<link>.+)\.gen-[A-Za-z0-9_]+$")
 
 
+def cache_dir(out: Path) -> Path:
+    """Where builds keep what they can reuse across generations (printed PDFs, keyed by their
+    inputs): ``$KB_CACHE_DIR``, or ``.kb-cache`` beside the build path."""
+    return Path(os.environ.get("KB_CACHE_DIR") or out.parent / ".kb-cache").absolute()
+
+
 def build_path(out: Path) -> Path:
     """The build path for ``out``: a generation directory (a resolved ``build``) maps back to its link.
 
@@ -161,7 +167,7 @@ def _build_locked(out: Path, with_site: bool) -> Path:
             from kb.site.linkcheck import check_site
             from kb.site.pdf import build_pdfs
             site = build_site(records, tmp, site_examples(records))
-            build_pdfs(site, tmp)
+            build_pdfs(site, tmp, cache_dir(out) / "pdf")
             broken = check_site(site)
             if broken:
                 raise KbError(f"the built site has {len(broken)} broken links; first: {broken[0]}")

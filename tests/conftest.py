@@ -19,6 +19,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # under another, and a developer's own build is left alone.
 _SESSION_TMP = Path(tempfile.mkdtemp(prefix="kb-tests-"))
 os.environ["KB_BUILD_DIR"] = str(_SESSION_TMP / "build")
+# Printed PDFs are reused from the checkout's build cache (keyed by everything they depend on;
+# kb/site/pdf.py), so the session's builds print only what `kb build` has not printed already.
+os.environ.setdefault("KB_CACHE_DIR", str(ROOT / ".kb-cache"))
 
 
 def pytest_sessionfinish(session, exitstatus):

@@ -12,6 +12,7 @@ links elsewhere become plain text), printed to ``SITE/<script>/pdf/<work>-<scrip
 """
 from __future__ import annotations
 
+import hashlib
 import html
 import os
 import re
@@ -27,7 +28,7 @@ from kb.site.layout import WORK_TITLES, Layout
 
 SCRIPTS = ("hans", "hant")
 LANG = {"hans": "zh-Hans", "hant": "zh-Hant"}
-CSS = ("assets/reading.css", "assets/print.css")
+STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]+)"')
 ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
 LINK = re.compile(r'<a ([^>]*?)href="([^"]*)"([^>]*)>')
 
@@ -91,14 +92,31 @@ def print_html(site: Path, script: str, work: str, pages: list[str]) -> str:
         parts.append(f'<section class="kb-print-page" id="{section_id(page)}">\n'
                      f"{_clean(m.group(1), url_of(page), urls, contents=page == pages[0])}\n</section>")
     root = (site / script).resolve().as_uri() + "/"
-    theme = sorted((site / script / "assets" / "stylesheets").glob("main.*.min.css"))
-    links = [root + str(p.relative_to(site / script)) for p in theme] + [root + c for c in CSS]
+    links = [root + css for css in stylesheets(site, script, pages[0])]
     title = html.escape(WORK_TITLES[work][0 if script == "hans" else 1])
     head = "".join(f'<link rel="stylesheet" href="{href}">\n' for href in links)
     return (f'<!doctype html>\n<html lang="{LANG[script]}" data-md-color-scheme="default">\n<head>\n<meta charset="utf-8">\n'
             f"<title>{title}</title>\n{head}</head>\n<body class=\"kb-print\">\n"
             f'<div class="md-content"><div class="md-content__inner md-typeset">\n'
             + "\n".join(parts) + "\n</div></div>\n</body>\n</html>\n")
+
+
+def stylesheets(site: Path, script: str, page: str) -> list[str]:
+    """The stylesheets the built page links (the theme's, then ours, fingerprinted), as paths from
+    the edition's root: the PDF is laid out by the same rules as the page. One that is not in the
+    site is an error (a PDF printed without its print rules would look like a screen dump)."""
+    file = site / script / url_of(page).strip("/") / "index.html"
+    found = []
+    for href in STYLESHEET.findall(file.read_text(encoding="utf-8")):
+        if re.match(r"[a-z]+:", href):
+            continue
+        path = urljoin(url_of(page), href).lstrip("/")
+        if not (site / script / path).is_file():
+            raise KbError(f"{file}: its stylesheet {href} is not in the site")
+        found.append(path)
+    if not any(p.startswith("assets/print.") for p in found):
+        raise KbError(f"{file}: links no print stylesheet (assets/print.*.css)")
+    return found
 
 
 def _clean(article: str, here: str, urls: dict[str, str], contents: bool = False) -> str:
@@ -236,14 +254,51 @@ FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#555;">'
           '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
 
-def build_pdfs(site_dir: Path, out_dir: Path) -> list[Path]:
+CACHE_KEEP = 24   # PDFs kept in the cache (the oldest used go first)
+
+
+def _cache_key(site_dir: Path, script: str, html_text: str) -> str:
+    """What a PDF depends on: its print HTML (with the site's own path taken out), the stylesheets'
+    bytes, the print options and this module, the Chromium binary and the CJK fonts found."""
+    h = hashlib.sha256()
+    root = (site_dir / script).resolve().as_uri() + "/"
+    h.update(html_text.replace(root, "ROOT/").encode("utf-8"))
+    for href in sorted(set(re.findall(r'<link rel="stylesheet" href="([^"]+)"', html_text))):
+        path = site_dir / script / href.replace(root, "", 1)
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    h.update(Path(__file__).read_bytes())
+    binary = Path(chromium()).stat()
+    h.update(f"{chromium()} {binary.st_size} {binary.st_mtime_ns}\0{_cjk_fonts()}".encode())
+    return h.hexdigest()
+
+
+def _cjk_fonts() -> str:
+    fc = shutil.which("fc-list")
+    return subprocess.run([fc, ":lang=zh", "family", "file"], capture_output=True, text=True).stdout if fc else ""
+
+
+def _store(cache: Path, key: str, pdf: Path) -> None:
+    """Put a printed PDF in the cache (written aside, then renamed) and trim the cache."""
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = cache / f".{key}.{os.getpid()}.tmp"
+    shutil.copyfile(pdf, tmp)
+    tmp.replace(cache / f"{key}.pdf")
+    kept = sorted(cache.glob("*.pdf"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in kept[CACHE_KEEP:]:
+        old.unlink(missing_ok=True)
+
+
+def build_pdfs(site_dir: Path, out_dir: Path, cache: Path | None = None) -> list[Path]:
     """Print every work in both scripts from the built site in ``site_dir``, reading the records
-    in ``out_dir/records.jsonl``; the PDFs go to ``site_dir/<script>/pdf/``. Returns their paths."""
+    in ``out_dir/records.jsonl``; the PDFs go to ``site_dir/<script>/pdf/``. Returns their paths.
+
+    With a ``cache`` folder, a PDF whose inputs (see _cache_key) were printed before is copied
+    from it instead of printed again, and each new print is added to it."""
     require_tools()
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
     layout = Layout(list(read_jsonl(out_dir / "records.jsonl")))
-    jobs = []
+    jobs, done = [], []
     for script in SCRIPTS:
         for work in works.all_works():
             source = out_dir / "print" / f"{work.id}-{script}.html"
@@ -252,22 +307,34 @@ def build_pdfs(site_dir: Path, out_dir: Path) -> list[Path]:
                      if (site_dir / script / url_of(p).strip("/") / "index.html").is_file()]
             if not pages:
                 continue
-            source.write_text(print_html(site_dir, script, work.id, pages), encoding="utf-8")
+            text = print_html(site_dir, script, work.id, pages)
+            source.write_text(text, encoding="utf-8")
             target = site_dir / script / "pdf" / pdf_name(work.id, script)
             target.parent.mkdir(parents=True, exist_ok=True)
-            jobs.append((source, target))
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium(), headless=True,
-                                        args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
-            page = browser.new_page()
-            for source, target in jobs:
-                page.goto(source.resolve().as_uri(), wait_until="load")
-                page.pdf(path=str(target), format="A4", prefer_css_page_size=True, outline=True, tagged=True,
-                         display_header_footer=True, header_template="<span></span>", footer_template=FOOTER)
-            browser.close()
-    except PlaywrightError as exc:
-        raise KbError(f"printing the PDF editions with Chromium failed: {str(exc).splitlines()[0]}") from None
-    for _, target in jobs:
+            key = _cache_key(site_dir, script, text) if cache is not None else ""
+            hit = cache / f"{key}.pdf" if cache is not None else None
+            if hit is not None and hit.is_file():
+                shutil.copyfile(hit, target)
+                os.utime(hit)                                      # recently used: kept longest
+                done.append(target)
+            else:
+                jobs.append((source, target, key))
+    if jobs:
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=chromium(), headless=True,
+                                            args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+                page = browser.new_page()
+                for source, target, _ in jobs:
+                    page.goto(source.resolve().as_uri(), wait_until="load")
+                    page.pdf(path=str(target), format="A4", prefer_css_page_size=True, outline=True, tagged=True,
+                             display_header_footer=True, header_template="<span></span>", footer_template=FOOTER)
+                browser.close()
+        except PlaywrightError as exc:
+            raise KbError(f"printing the PDF editions with Chromium failed: {str(exc).splitlines()[0]}") from None
+    for _, target, key in jobs:
         fix_text_map(target)
-    return [target for _, target in jobs]
+        if cache is not None:
+            _store(cache, key, target)
+        done.append(target)
+    return done
