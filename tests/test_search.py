@@ -21,7 +21,7 @@ from kb.search import cli
 from kb.search.analysis import analyze, fold, is_traditional, normalize, read_userdict, tokenize
 from kb.search.citations import chinese_number, parse_citation, split_citations
 from kb.search.engine import SearchEngine, search
-from kb.search.index import META_FILE, IndexData, build_index, check_files, is_fresh, open_index, read_meta
+from kb.search.index import META_FILE, IndexData, build_index, check_files, is_fresh, lexicon_words, open_index, read_meta
 from kb.search.lexicon import Lexicon
 from kb.search.snippet import highlight, plain_snippet
 from kb.search.synonyms import load_synonyms, mine_parallel, parse_synonyms
@@ -100,7 +100,7 @@ def test_fold_keeps_length_and_meets_scripts():
 def test_trimmed_lexicon_cuts_the_records_as_the_full_dictionary(data: IndexData):
     """The build's corpus-trimmed dictionary is a pure speedup: same cuts as jieba's whole one."""
     full = Lexicon.full([(w, f) for w, f, _ in read_userdict()]
-                        + [(w, None) for w in sorted(load_synonyms().words())
+                        + [(w, None) for w in sorted(lexicon_words(data.docs))
                            if len(w) > 1 and w not in {u for u, _, _ in read_userdict()}])
     texts = [d["title_hans"] + "\n" + d["text_hans"] for d in data.docs]
     assert len(data.lexicon.freq) < len(full.freq) / 3 and data.lexicon.total == full.total
@@ -158,6 +158,16 @@ def test_synonym_groups_load():
     assert "major penalty card" in syn.phrases and syn.phrases.index("major penalty card") < syn.phrases.index("penalty card")
     with pytest.raises(KbError):
         parse_synonyms("孤\n")
+
+
+def test_vocabulary_joins_the_synonym_groups(data: IndexData):
+    """vocabulary.tsv is read with synonyms.tsv; its everyday forms become words of the
+    segmenter, its forms the records hold do not (the records are cut as before)."""
+    syn = load_synonyms()
+    assert "越序" in syn.expand("还没轮到") and "暴露" in syn.expand("亮出来")
+    assert "定约人" in syn.expand("庄家")   # synonyms.tsv still there
+    words = lexicon_words(data.docs)
+    assert "还没轮到" in words and "最终不叫" not in words
 
 
 def test_mined_pairs_from_the_two_translations(data: IndexData):
