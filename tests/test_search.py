@@ -568,7 +568,7 @@ def test_cli_missing_records(tmp_path: Path):
     assert code == 2 and "records file not found" in err.getvalue()
 
 
-def test_cli_law_range_filter(capsys):
+def test_cli_law_range_filter(capsys, session_build):
     from kb.search.cli import main, parse_law_range
     assert parse_law_range("61-64") == (61, 64) and parse_law_range("45") == (45, 45)
     with pytest.raises(KbError):
