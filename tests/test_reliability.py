@@ -338,3 +338,23 @@ def test_a_data_build_is_not_up_to_date_for_the_site(data_build):
 def test_meta_lists_the_site(session_build):
     m = json.loads((session_build / "meta.json").read_text(encoding="utf-8"))
     assert m["site"] is True and any(k.startswith("site/hans/") for k in m["files"])
+
+
+def test_search_index_is_reused_only_for_the_same_inputs(data_build, tmp_path, monkeypatch):
+    """The data build left its index in the cache: the same records are not indexed again (the
+    copy is the same files); one changed record is a miss."""
+    import kb.search.index as search_index
+
+    def no_indexing(*args, **kwargs):
+        raise AssertionError("indexed again")
+    monkeypatch.setattr(search_index, "build_index", no_indexing)
+    out = b.build(tmp_path / "build", with_site=False)
+    files = sorted(p.name for p in (data_build / "index").iterdir())
+    assert sorted(p.name for p in (out / "index").iterdir()) == files
+    assert all((out / "index" / n).read_bytes() == (data_build / "index" / n).read_bytes() for n in files)
+    work = tmp_path / "changed"
+    work.mkdir()
+    lines = (data_build / "records.jsonl").read_text(encoding="utf-8").splitlines()
+    (work / "records.jsonl").write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match="indexed again"):
+        b._build_index(work, b.cache_dir(data_build) / "index")
