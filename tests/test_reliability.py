@@ -215,8 +215,10 @@ def test_read_only_build_folder(data_build, monkeypatch):
     b.verify(data_build)
 
 
-def test_full_disk_during_indexing(data_build, monkeypatch):
+def test_full_disk_during_indexing(data_build, tmp_path, monkeypatch):
     import kb.search.index as index
+
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))  # an empty cache: the index must be built
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(data_build.parent / "x.seg"))
