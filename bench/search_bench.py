@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/search_bench.py [--records build/records.jsonl]
         [--tuning bench/queries.tsv] [--heldout bench/heldout.tsv] [--repeat 3]
-        [--cold 5] [--verbose]
+        [--cold 5] [--verbose] [--no-heldout]
 
 Judgement files: ``query<TAB>kind<TAB>id=grade id=grade ...`` (grade 2: the clause
 that answers the question, 1: useful). Ids missing from the records are ignored; a
@@ -214,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="timed passes over the questions")
     ap.add_argument("--cold", type=int, default=5, help="fresh-process runs (0: skip)")
     ap.add_argument("--verbose", "-v", action="store_true", help="per-query ranks (tuning set only)")
+    ap.add_argument("--no-heldout", action="store_true", help="tuning set only (for development)")
     args = ap.parse_args(argv)
 
     records_path = args.records
@@ -224,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
     ids = {r["id"] for r in records}
     sets = {}
     for name, path in (("tuning", args.tuning), ("held-out", args.heldout)):
+        if name == "held-out" and args.no_heldout:
+            continue
         if path.exists():
             judged = load_judgements(path)
             kept = [j for j in judged if unit_grades(j, ids)]

@@ -49,6 +49,12 @@ def default_build_dir() -> Path:
 _GENERATION = re.compile(r"^\.(?P<link>.+)\.gen-[A-Za-z0-9_]+$")
 
 
+def cache_dir(out: Path) -> Path:
+    """Where builds keep what they can reuse across generations (printed PDFs and search
+    indexes, keyed by their inputs): ``$KB_CACHE_DIR``, or ``.kb-cache`` beside the build path."""
+    return Path(os.environ.get("KB_CACHE_DIR") or out.parent / ".kb-cache").absolute()
+
+
 def build_path(out: Path) -> Path:
     """The build path for ``out``: a generation directory (a resolved ``build``) maps back to its link.
 
@@ -154,14 +160,14 @@ def _build_locked(out: Path, with_site: bool) -> Path:
         write_jsonl(records, tmp / "records.jsonl")
         (tmp / "stats.json").write_text(json.dumps(corpus_stats(corpus), ensure_ascii=False, indent=1),
                                         encoding="utf-8")
-        _build_index(tmp)
+        _build_index(tmp, cache_dir(out) / "index")
         if with_site:
             from kb.site.build import build_site
             from kb.site.examples_text import site_examples
             from kb.site.linkcheck import check_site
             from kb.site.pdf import build_pdfs
             site = build_site(records, tmp, site_examples(records))
-            build_pdfs(site, tmp)
+            build_pdfs(site, tmp, cache_dir(out) / "pdf")
             broken = check_site(site)
             if broken:
                 raise KbError(f"the built site has {len(broken)} broken links; first: {broken[0]}")
@@ -181,9 +187,45 @@ def _build_locked(out: Path, with_site: bool) -> Path:
     return out
 
 
-def _build_index(tmp: Path) -> None:
+INDEX_CACHE_KEEP = 4   # search indexes kept in the cache (the oldest used go first)
+
+
+def _index_key(records: Path) -> str:
+    """What the search index depends on: the records, the index's own fingerprint (schema and
+    curated search data), the search code, the works registry and whoosh's version."""
+    from kb import works
+    from kb.search.index import fingerprint as index_fingerprint
+    h = hashlib.sha256(records.read_bytes())
+    h.update(index_fingerprint().encode() + works.registry_path().read_bytes())
+    for path in sorted((PACKAGE / "search").glob("*.py")):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    h.update(metadata.version("whoosh-reloaded").encode())
+    return h.hexdigest()
+
+
+def _build_index(tmp: Path, cache: Path) -> None:
+    """The search index of the records, copied from the cache when the same inputs were indexed
+    before (see _index_key), else built and added to the cache."""
     from kb.search.index import build_index
+    key = _index_key(tmp / "records.jsonl")
+    hit = cache / key
+    if hit.is_dir():
+        shutil.copytree(hit, tmp / "index")
+        os.utime(hit)                                  # recently used: kept longest
+        return
     build_index(tmp / "records.jsonl", tmp / "index")
+    cache.mkdir(parents=True, exist_ok=True)
+    aside = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=cache))
+    shutil.copytree(tmp / "index", aside / "index")
+    try:
+        (aside / "index").rename(hit)
+    except OSError:                                    # another build stored it first
+        pass
+    shutil.rmtree(aside, ignore_errors=True)
+    kept = sorted((d for d in cache.iterdir() if d.is_dir() and not d.name.startswith(".")),
+                  key=lambda d: d.stat().st_mtime, reverse=True)
+    for old in kept[INDEX_CACHE_KEEP:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 OURS = {"build": ("meta.json", "records.jsonl"), "site": ("hans", "hant", "index.html")}

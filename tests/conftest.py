@@ -17,12 +17,21 @@ ROOT = Path(__file__).resolve().parent.parent
 # Every test that reads a build reads one made for this session in a temporary folder
 # (built on first use), never ./build: a test that rebuilds cannot pull the build from
 # under another, and a developer's own build is left alone.
-_SESSION_TMP = Path(tempfile.mkdtemp(prefix="kb-tests-"))
+# Under pytest-xdist the workers inherit the controller's session folder (KB_TEST_SESSION), so the
+# session build is made once, under the build lock; the process that made the folder removes it.
+_OWNER = "KB_TEST_SESSION" not in os.environ
+if _OWNER:
+    os.environ["KB_TEST_SESSION"] = tempfile.mkdtemp(prefix="kb-tests-")
+_SESSION_TMP = Path(os.environ["KB_TEST_SESSION"])
 os.environ["KB_BUILD_DIR"] = str(_SESSION_TMP / "build")
+# Printed PDFs are reused from the checkout's build cache (keyed by everything they depend on;
+# kb/site/pdf.py), so the session's builds print only what `kb build` has not printed already.
+os.environ.setdefault("KB_CACHE_DIR", str(ROOT / ".kb-cache"))
 
 
 def pytest_sessionfinish(session, exitstatus):
-    shutil.rmtree(_SESSION_TMP, ignore_errors=True)
+    if _OWNER:
+        shutil.rmtree(_SESSION_TMP, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -51,6 +60,19 @@ def session_build() -> Path:
     """The session's full build (records, index, both editions of the site)."""
     from kb import build as b
     return b.ensure_built(Path(os.environ["KB_BUILD_DIR"]), need_site=True)
+
+
+@pytest.fixture
+def full_build_copy(session_build: Path, tmp_path: Path) -> Path:
+    """A private copy of the session's full build (its generation and both links), for a test
+    that builds over a complete build or holds its lock: the copy is up to date, as the original."""
+    for entry in session_build.parent.iterdir():
+        if entry.name in ("build", "site") or entry.name == os.readlink(session_build):
+            if entry.is_symlink():
+                os.symlink(os.readlink(entry), tmp_path / entry.name)
+            else:
+                shutil.copytree(entry, tmp_path / entry.name, symlinks=True)
+    return tmp_path / "build"
 
 
 class SourceCopy:

@@ -182,3 +182,54 @@ def test_pdf_fonts_are_embedded(built):
             descendant = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
             descriptor = descendant["/FontDescriptor"].get_object()
             assert any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")), (number, font["/BaseFont"])
+
+
+def test_text_map_fix_refuses_a_pdf_it_cannot_read(tmp_path):
+    """The ToUnicode fix appends an incremental update; a PDF without a classic xref table is one line."""
+    from kb.errors import KbError
+    from kb.site.pdf import fix_text_map
+    bad = tmp_path / "x.pdf"
+    bad.write_bytes(b"%PDF-1.7\n1 0 obj\n<</Type /Catalog>>\nendobj\nstartxref\n9\n%%EOF\n")
+    with pytest.raises(KbError, match=r"x\.pdf: no classic cross-reference table"):
+        fix_text_map(bad)
+
+
+def test_pdf_cache_reuses_a_print_only_for_the_same_inputs(full_build_copy, monkeypatch):
+    """The session build filled the cache: the same inputs print nothing and give the same bytes;
+    a changed stylesheet is a miss (printing is needed)."""
+    import os
+
+    import playwright.sync_api
+
+    from kb.build import cache_dir
+    from kb.site import pdf
+
+    def no_printing():
+        raise AssertionError("Chromium was started")
+    monkeypatch.setattr(playwright.sync_api, "sync_playwright", no_printing)
+    gen = full_build_copy.resolve()
+    cache = cache_dir(full_build_copy) if os.environ.get("KB_CACHE_DIR") else None
+    assert cache is not None
+    target = gen / "site" / "hans" / "pdf" / pdf_name("cbr1999", "hans")
+    before = target.read_bytes()
+    target.unlink()
+    made = pdf.build_pdfs(gen / "site", gen, cache / "pdf")
+    assert target in made and target.read_bytes() == before
+    (css,) = (gen / "site" / "hans" / "assets").glob("print.*.css")
+    css.write_text(css.read_text(encoding="utf-8") + "\n/* changed */\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match="Chromium was started"):
+        pdf.build_pdfs(gen / "site", gen, cache / "pdf")
+
+
+def test_pdf_is_printed_with_the_pages_own_stylesheets(built):
+    """The print HTML links the stylesheets the pages link (fingerprinted), print.css among them,
+    and every one exists: a PDF printed without them shows the screen's empty provenance bars."""
+    import re
+    from urllib.parse import unquote, urlparse
+    out, site = built
+    for edition in ("hans", "hant"):
+        html = (out / "print" / f"cbr1999-{edition}.html").read_text(encoding="utf-8")
+        links = re.findall(r'<link rel="stylesheet" href="([^"]+)"', html)
+        assert any(re.search(r"/assets/print\.[0-9a-f]+\.css$", h) for h in links), links
+        # printed in the build's temporary folder: the same files are in the finished site
+        assert all((site / unquote(urlparse(h).path).split("/site/", 1)[1]).is_file() for h in links), links

@@ -215,8 +215,10 @@ def test_read_only_build_folder(data_build, monkeypatch):
     b.verify(data_build)
 
 
-def test_full_disk_during_indexing(data_build, monkeypatch):
+def test_full_disk_during_indexing(data_build, tmp_path, monkeypatch):
     import kb.search.index as index
+
+    monkeypatch.setenv("KB_CACHE_DIR", str(tmp_path / "cache"))  # an empty cache: the index must be built
 
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(data_build.parent / "x.seg"))
@@ -233,8 +235,8 @@ def test_full_disk_during_indexing(data_build, monkeypatch):
 # --- one build at a time, debris, generations, incremental ---------------------------
 
 
-def test_a_second_build_waits_for_the_first(data_build):
-    out = data_build
+def test_a_second_build_waits_for_the_first(full_build_copy):
+    out = full_build_copy
     with b.build_lock(out):
         proc = subprocess.Popen([sys.executable, "-m", "kb.cli", "--build-dir", str(out), "build"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
@@ -319,18 +321,42 @@ def test_killed_between_steps_leaves_a_consistent_build(data_build, monkeypatch)
     b.verify(data_build)
 
 
-def test_no_change_build_is_quick(data_build):
+def test_no_change_build_is_quick(full_build_copy):
+    """Over a complete build whose inputs did not change, `kb build` is a no-op."""
+    before = os.readlink(full_build_copy)
     started = time.perf_counter()
-    proc = run_kb("--build-dir", str(data_build), "build")
-    # only the data was built: the site is missing, so this one builds; the next is a no-op
-    assert proc.returncode == 0, proc.stderr
-    started = time.perf_counter()
-    proc = run_kb("--build-dir", str(data_build), "build")
+    proc = run_kb("--build-dir", str(full_build_copy), "build")
     took = time.perf_counter() - started
     assert proc.returncode == 0 and proc.stdout.startswith("up to date"), proc.stdout + proc.stderr
+    assert os.readlink(full_build_copy) == before
     assert took < 2.0, took  # including the interpreter's start-up
 
 
-def test_meta_lists_the_site(data_build):
-    m = json.loads((data_build / "meta.json").read_text(encoding="utf-8"))
+def test_a_data_build_is_not_up_to_date_for_the_site(data_build):
+    """A build without the site does not count as fresh for a command that needs the site."""
+    assert b.is_fresh(data_build) and not b.is_fresh(data_build, need_site=True)
+
+
+def test_meta_lists_the_site(session_build):
+    m = json.loads((session_build / "meta.json").read_text(encoding="utf-8"))
     assert m["site"] is True and any(k.startswith("site/hans/") for k in m["files"])
+
+
+def test_search_index_is_reused_only_for_the_same_inputs(data_build, tmp_path, monkeypatch):
+    """The data build left its index in the cache: the same records are not indexed again (the
+    copy is the same files); one changed record is a miss."""
+    import kb.search.index as search_index
+
+    def no_indexing(*args, **kwargs):
+        raise AssertionError("indexed again")
+    monkeypatch.setattr(search_index, "build_index", no_indexing)
+    out = b.build(tmp_path / "build", with_site=False)
+    files = sorted(p.name for p in (data_build / "index").iterdir())
+    assert sorted(p.name for p in (out / "index").iterdir()) == files
+    assert all((out / "index" / n).read_bytes() == (data_build / "index" / n).read_bytes() for n in files)
+    work = tmp_path / "changed"
+    work.mkdir()
+    lines = (data_build / "records.jsonl").read_text(encoding="utf-8").splitlines()
+    (work / "records.jsonl").write_text("\n".join(lines[:-1]) + "\n", encoding="utf-8")
+    with pytest.raises(AssertionError, match="indexed again"):
+        b._build_index(work, b.cache_dir(data_build) / "index")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +21,7 @@ from kb.search import cli
 from kb.search.analysis import analyze, fold, is_traditional, normalize, read_userdict, tokenize
 from kb.search.citations import chinese_number, parse_citation, split_citations
 from kb.search.engine import SearchEngine, search
-from kb.search.index import META_FILE, IndexData, build_index, check_files, is_fresh, open_index, read_meta
+from kb.search.index import META_FILE, IndexData, build_index, check_files, is_fresh, lexicon_words, open_index, read_meta
 from kb.search.lexicon import Lexicon
 from kb.search.snippet import highlight, plain_snippet
 from kb.search.synonyms import load_synonyms, mine_parallel, parse_synonyms
@@ -101,7 +100,7 @@ def test_fold_keeps_length_and_meets_scripts():
 def test_trimmed_lexicon_cuts_the_records_as_the_full_dictionary(data: IndexData):
     """The build's corpus-trimmed dictionary is a pure speedup: same cuts as jieba's whole one."""
     full = Lexicon.full([(w, f) for w, f, _ in read_userdict()]
-                        + [(w, None) for w in sorted(load_synonyms().words())
+                        + [(w, None) for w in sorted(lexicon_words(data.docs))
                            if len(w) > 1 and w not in {u for u, _, _ in read_userdict()}])
     texts = [d["title_hans"] + "\n" + d["text_hans"] for d in data.docs]
     assert len(data.lexicon.freq) < len(full.freq) / 3 and data.lexicon.total == full.total
@@ -159,6 +158,16 @@ def test_synonym_groups_load():
     assert "major penalty card" in syn.phrases and syn.phrases.index("major penalty card") < syn.phrases.index("penalty card")
     with pytest.raises(KbError):
         parse_synonyms("孤\n")
+
+
+def test_vocabulary_joins_the_synonym_groups(data: IndexData):
+    """vocabulary.tsv is read with synonyms.tsv; its everyday forms become words of the
+    segmenter, its forms the records hold do not (the records are cut as before)."""
+    syn = load_synonyms()
+    assert "越序" in syn.expand("还没轮到") and "暴露" in syn.expand("亮出来")
+    assert "定约人" in syn.expand("庄家")   # synonyms.tsv still there
+    words = lexicon_words(data.docs)
+    assert "还没轮到" in words and "最终不叫" not in words
 
 
 def test_mined_pairs_from_the_two_translations(data: IndexData):
@@ -458,13 +467,14 @@ def test_any_text_answers_or_kberror(engine: SearchEngine, q: str):
 
 def test_stale_index_is_rebuilt(tmp_path: Path):
     records = tmp_path / "records.jsonl"
-    shutil.copy(FIXTURE, records)
+    some = [line for line in FIXTURE.read_text(encoding="utf-8").splitlines() if line.strip()][:60]
+    records.write_text("\n".join(some) + "\n", encoding="utf-8")   # freshness, not size, is tested
     index = tmp_path / "index"
     open_index(records, index)                               # missing -> built
     assert is_fresh(records, index)
     assert search("独角兽", records_path=records, index_dir=index) == []  # engine cached
     meta = read_meta(index)
-    assert meta and meta["count"] == sum(1 for line in FIXTURE.open() if line.strip())
+    assert meta and meta["count"] == 60
 
     new = {"id": "cbr1999:99Z", "work": "cbr1999", "citation": "99Z", "level": "clause",
            "parent": None, "order": 999, "law": 99, "path": ["99", "Z"],
@@ -558,7 +568,7 @@ def test_cli_missing_records(tmp_path: Path):
     assert code == 2 and "records file not found" in err.getvalue()
 
 
-def test_cli_law_range_filter(capsys):
+def test_cli_law_range_filter(capsys, session_build):
     from kb.search.cli import main, parse_law_range
     assert parse_law_range("61-64") == (61, 64) and parse_law_range("45") == (45, 45)
     with pytest.raises(KbError):

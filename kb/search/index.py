@@ -41,11 +41,11 @@ from kb.errors import KbError
 from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, is_cjk, normalize, read_userdict, tokenize
 from kb.search.lexicon import Lexicon
 from kb.search.schema import GRAM_FIELDS, STORED, WORD_FIELDS, make_schema
-from kb.search.synonyms import SYNONYMS_PATH, load_synonyms, mine_parallel
+from kb.search.synonyms import CURATED_PATHS, SYNONYMS_PATH, VOCABULARY_PATH, load_synonyms, mine_parallel
 
 META_FILE = "kb-index.json"
 DATA_FILES = ("lexicon.json", "mined.json")   # besides whoosh's own files
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
 
 
@@ -59,7 +59,7 @@ def sha256_file(path: Path) -> str:
 
 def fingerprint() -> str:
     """What, besides the records, an index depends on."""
-    return hashlib.sha256(f"{SCHEMA_VERSION}:{analysis_fingerprint((SYNONYMS_PATH,))}".encode()).hexdigest()
+    return hashlib.sha256(f"{SCHEMA_VERSION}:{analysis_fingerprint(CURATED_PATHS)}".encode()).hexdigest()
 
 
 def corpus_lexicon(records: list[dict[str, Any]]) -> Lexicon:
@@ -69,7 +69,7 @@ def corpus_lexicon(records: list[dict[str, Any]]) -> Lexicon:
     syn = load_synonyms()
     user: list[tuple[str, int | None]] = [(w, f) for w, f, _ in read_userdict()]
     known = {w for w, _ in user}
-    user += [(w, None) for w in sorted(syn.words()) if w not in known and len(w) > 1]
+    user += [(w, None) for w in sorted(lexicon_words(records)) if w not in known and len(w) > 1]
     full = Lexicon.full(user)
     chars: set[str] = set()
     for r in records:
@@ -80,6 +80,17 @@ def corpus_lexicon(records: list[dict[str, Any]]) -> Lexicon:
     lex = full.trimmed(chars, COMMON_WORD_FREQ)
     lex.domain.update(syn.words())
     return lex
+
+
+def lexicon_words(records: list[dict[str, Any]]) -> set[str]:
+    """The curated words the segmenter learns: every word of synonyms.tsv, and the words of
+    vocabulary.tsv that no record holds (everyday forms a query must find whole, 还没轮到);
+    a vocabulary member the records hold (最终不叫) is matched word by word as the records
+    are cut, so it does not change how they are cut."""
+    corpus = "\n".join(normalize((r.get("title_hans") or "") + "\n" + (r.get("text_hans") or ""))
+                       for r in records)
+    vocab = load_synonyms(str(VOCABULARY_PATH)).words()
+    return load_synonyms(str(SYNONYMS_PATH)).words() | {w for w in vocab if w not in corpus}
 
 
 def read_records(path: Path) -> Iterator[dict[str, Any]]:

@@ -10,6 +10,7 @@ does not import jieba at all: ``Lexicon.cut`` is jieba's maximum-probability rou
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import math
@@ -45,15 +46,8 @@ class Lexicon:
     @classmethod
     def full(cls, user: Iterable[tuple[str, int | None]] = ()) -> Lexicon:
         """jieba's whole dictionary with the user words applied (as ``jieba.add_word``)."""
-        freq: dict[str, int] = {}
-        total = 0
-        with jieba_dictionary().open(encoding="utf-8") as fh:
-            for line in fh:
-                parts = line.split(" ")
-                if len(parts) >= 2 and parts[1].strip().isdigit():
-                    f = int(parts[1])
-                    freq[parts[0]] = f
-                    total += f
+        freq, total = _jieba_words()
+        freq = dict(freq)          # the parsed dictionary is shared; this lexicon gets its own copy
         lex = cls(freq, total)
         lex.add_words(user)
         return lex
@@ -125,3 +119,17 @@ class Lexicon:
             i = j
         return out
 
+
+@functools.lru_cache(maxsize=1)
+def _jieba_words() -> tuple[dict[str, int], int]:
+    """jieba's dictionary file parsed once per process: word -> frequency, and their total."""
+    freq: dict[str, int] = {}
+    total = 0
+    with jieba_dictionary().open(encoding="utf-8") as fh:
+        for line in fh:
+            parts = line.split(" ")
+            if len(parts) >= 2 and parts[1].strip().isdigit():
+                f = int(parts[1])
+                freq[parts[0]] = f
+                total += f
+    return freq, total

@@ -34,7 +34,7 @@ from kb.search.lexicon import Lexicon
 from kb.search.parse import Group
 
 K1 = 1.2
-B = 0.75
+B = 0.9
 WORD_FIELDS = {"title": 2.5, "text": 1.0, "context": 0.4}
 GRAM_WEIGHT = 0.3
 QUERY_GRAM_WEIGHT = 0.15  # the bigrams of the query as typed (across its words), as one more group

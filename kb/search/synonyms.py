@@ -16,6 +16,10 @@ from kb.errors import KbError
 from kb.search.analysis import DATA_DIR, normalize
 
 SYNONYMS_PATH = DATA_DIR / "synonyms.tsv"
+# General everyday (mainland, Taiwan) and English equivalences of the rule books' words,
+# read after synonyms.tsv as part of the same groups file.
+VOCABULARY_PATH = DATA_DIR / "vocabulary.tsv"
+CURATED_PATHS = (SYNONYMS_PATH, VOCABULARY_PATH)
 
 
 @dataclass
@@ -91,14 +95,26 @@ def parse_synonyms(text: str, source: str = "synonyms") -> Synonyms:
 
 
 @lru_cache(maxsize=4)
-def load_synonyms(path: str = str(SYNONYMS_PATH)) -> Synonyms:
-    """The curated groups (cached per process)."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise KbError(f"{p}: cannot read synonyms ({exc.strerror})") from None
-    return parse_synonyms(text, str(p))
+def load_synonyms(path: str | None = None) -> Synonyms:
+    """The curated groups (cached per process): ``path``, or by default synonyms.tsv and
+    vocabulary.tsv read as one file."""
+    syn = Synonyms()
+    for p in (Path(path),) if path else CURATED_PATHS:
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise KbError(f"{p}: cannot read synonyms ({exc.strerror})") from None
+        _merge(syn, parse_synonyms(text, str(p)))
+    return syn
+
+
+def _merge(into: Synonyms, more: Synonyms) -> None:
+    """Add the groups of ``more`` to ``into`` (as if its lines followed)."""
+    into.groups.extend(more.groups)
+    for table, extra in ((into.index, more.index), (into.chars, more.chars)):
+        for m, others in extra.items():
+            have = table.setdefault(m, [])
+            have.extend(o for o in others if o not in have)
 
 
 def load_mined(index_dir: Path) -> dict[str, list[str]]:

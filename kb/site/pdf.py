@@ -12,6 +12,7 @@ links elsewhere become plain text), printed to ``SITE/<script>/pdf/<work>-<scrip
 """
 from __future__ import annotations
 
+import hashlib
 import html
 import os
 import re
@@ -27,7 +28,7 @@ from kb.site.layout import WORK_TITLES, Layout
 
 SCRIPTS = ("hans", "hant")
 LANG = {"hans": "zh-Hans", "hant": "zh-Hant"}
-CSS = ("assets/reading.css", "assets/print.css")
+STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]+)"')
 ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
 LINK = re.compile(r'<a ([^>]*?)href="([^"]*)"([^>]*)>')
 
@@ -91,14 +92,31 @@ def print_html(site: Path, script: str, work: str, pages: list[str]) -> str:
         parts.append(f'<section class="kb-print-page" id="{section_id(page)}">\n'
                      f"{_clean(m.group(1), url_of(page), urls, contents=page == pages[0])}\n</section>")
     root = (site / script).resolve().as_uri() + "/"
-    theme = sorted((site / script / "assets" / "stylesheets").glob("main.*.min.css"))
-    links = [root + str(p.relative_to(site / script)) for p in theme] + [root + c for c in CSS]
+    links = [root + css for css in stylesheets(site, script, pages[0])]
     title = html.escape(WORK_TITLES[work][0 if script == "hans" else 1])
     head = "".join(f'<link rel="stylesheet" href="{href}">\n' for href in links)
     return (f'<!doctype html>\n<html lang="{LANG[script]}" data-md-color-scheme="default">\n<head>\n<meta charset="utf-8">\n'
             f"<title>{title}</title>\n{head}</head>\n<body class=\"kb-print\">\n"
             f'<div class="md-content"><div class="md-content__inner md-typeset">\n'
             + "\n".join(parts) + "\n</div></div>\n</body>\n</html>\n")
+
+
+def stylesheets(site: Path, script: str, page: str) -> list[str]:
+    """The stylesheets the built page links (the theme's, then ours, fingerprinted), as paths from
+    the edition's root: the PDF is laid out by the same rules as the page. One that is not in the
+    site is an error (a PDF printed without its print rules would look like a screen dump)."""
+    file = site / script / url_of(page).strip("/") / "index.html"
+    found = []
+    for href in STYLESHEET.findall(file.read_text(encoding="utf-8")):
+        if re.match(r"[a-z]+:", href):
+            continue
+        path = urljoin(url_of(page), href).lstrip("/")
+        if not (site / script / path).is_file():
+            raise KbError(f"{file}: its stylesheet {href} is not in the site")
+        found.append(path)
+    if not any(p.startswith("assets/print.") for p in found):
+        raise KbError(f"{file}: links no print stylesheet (assets/print.*.css)")
+    return found
 
 
 def _clean(article: str, here: str, urls: dict[str, str], contents: bool = False) -> str:
@@ -172,46 +190,115 @@ def ideograph(text: str) -> str:
     return out
 
 
+OBJ = re.compile(rb"(\d+) 0 obj\s*<<(.*?)>>\s*stream\r?\n", re.S)
+LENGTH = re.compile(rb"/Length (\d+)(?! \d+ R)")
+TO_UNICODE = re.compile(rb"/ToUnicode (\d+) 0 R")
+TRAILER = re.compile(rb"trailer\s*<<(.*?)>>\s*startxref\s*(\d+)\s*%%EOF\s*$", re.S)
+
+
+def _xref(data: bytes, pdf: Path) -> dict[int, int]:
+    """Object number -> byte offset, from the PDF's classic cross-reference table (Chromium's kind)."""
+    m = TRAILER.search(data[-4096:])
+    if m is None or not data[int(m.group(2)):].startswith(b"xref"):
+        raise KbError(f"{pdf}: no classic cross-reference table at the end (an unexpected PDF from Chromium)")
+    offsets: dict[int, int] = {}
+    lines = iter(data[int(m.group(2)) + 4:].split(b"trailer", 1)[0].split())
+    for first in lines:
+        count = int(next(lines))
+        for num in range(int(first), int(first) + count):
+            offset, _gen, kind = next(lines), next(lines), next(lines)
+            if kind == b"n":
+                offsets[num] = int(offset)
+    return offsets
+
+
 def fix_text_map(pdf: Path) -> int:
     """Make the PDF's text read as the page does: Noto CJK draws 手 and the Kangxi radical ⼿ with one
     glyph, and Chromium's ToUnicode maps such glyphs to the radical, so 明手 would extract (and
-    search) as 明⼿. Map those codes to the ideograph (NFKC). Returns how many fonts were fixed."""
-    from pypdf import PdfWriter
-    from pypdf.generic import DictionaryObject, StreamObject
-    writer = PdfWriter(clone_from=str(pdf))
-    fixed: set[int] = set()
-    for page in writer.pages:
-        fonts = page.get("/Resources", DictionaryObject()).get_object().get("/Font", DictionaryObject()).get_object()
-        for ref in fonts.values():
-            font = ref.get_object()
-            if "/ToUnicode" not in font:
-                continue
-            stream = font["/ToUnicode"].get_object()
-            if not isinstance(stream, StreamObject) or id(stream) in fixed:
-                continue
-            cmap = stream.get_data().decode("latin-1")
-            if not RADICALS.search("".join(unicode_of(cmap).values())):
-                continue
-            mapping = {code: ideograph(text) for code, text in unicode_of(cmap).items()}
-            stream.set_data(cmap_text(mapping).encode("latin-1"))
-            fixed.add(id(stream))
-    if fixed:
-        writer.write(str(pdf))
-    return len(fixed)
+    search) as 明⼿. Map those codes to the ideograph (NFKC), as an incremental update that appends
+    the corrected ToUnicode streams (the rest of the file is not rewritten). Returns how many
+    ToUnicode maps were fixed."""
+    import zlib
+    data = pdf.read_bytes()
+    offsets = _xref(data, pdf)
+    trailer = TRAILER.search(data[-4096:])
+    assert trailer is not None                      # _xref checked it
+    update: list[bytes] = []
+    entries: list[tuple[int, int]] = []
+    for num in sorted({int(n) for n in TO_UNICODE.findall(data)}):
+        m = OBJ.match(data, offsets.get(num, -1)) if num in offsets else None
+        length = LENGTH.search(m.group(2)) if m else None
+        if m is None or length is None or int(m.group(1)) != num:
+            raise KbError(f"{pdf}: ToUnicode object {num} is not a stream with a direct /Length")
+        raw = data[m.end():m.end() + int(length.group(1))]
+        cmap = (zlib.decompress(raw) if b"/FlateDecode" in m.group(2) else raw).decode("latin-1")
+        mapping = unicode_of(cmap)
+        if not RADICALS.search("".join(mapping.values())):
+            continue
+        body = zlib.compress(cmap_text({code: ideograph(text) for code, text in mapping.items()}).encode("latin-1"))
+        entries.append((num, len(data) + sum(len(u) for u in update)))
+        update.append(b"%d 0 obj\n<</Filter /FlateDecode /Length %d>>\nstream\n" % (num, len(body))
+                      + body + b"\nendstream\nendobj\n")
+    if not entries:
+        return 0
+    xref_at = len(data) + sum(len(u) for u in update)
+    table = b"xref\n" + b"".join(b"%d 1\n%010d 00000 n \n" % entry for entry in entries)
+    fields = re.sub(rb"/Prev \d+", b"", trailer.group(1)).strip()
+    tail = b"trailer\n<<%s\n/Prev %s>>\nstartxref\n%d\n%%%%EOF\n" % (fields, trailer.group(2), xref_at)
+    with pdf.open("ab") as out:
+        out.write(b"".join(update) + table + tail)
+    return len(entries)
 
 
 FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#555;">'
           '<span class="pageNumber"></span> / <span class="totalPages"></span></div>')
 
 
-def build_pdfs(site_dir: Path, out_dir: Path) -> list[Path]:
+CACHE_KEEP = 24   # PDFs kept in the cache (the oldest used go first)
+
+
+def _cache_key(site_dir: Path, script: str, html_text: str) -> str:
+    """What a PDF depends on: its print HTML (with the site's own path taken out), the stylesheets'
+    bytes, the print options and this module, the Chromium binary and the CJK fonts found."""
+    h = hashlib.sha256()
+    root = (site_dir / script).resolve().as_uri() + "/"
+    h.update(html_text.replace(root, "ROOT/").encode("utf-8"))
+    for href in sorted(set(re.findall(r'<link rel="stylesheet" href="([^"]+)"', html_text))):
+        path = site_dir / script / href.replace(root, "", 1)
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
+    h.update(Path(__file__).read_bytes())
+    binary = Path(chromium()).stat()
+    h.update(f"{chromium()} {binary.st_size} {binary.st_mtime_ns}\0{_cjk_fonts()}".encode())
+    return h.hexdigest()
+
+
+def _cjk_fonts() -> str:
+    fc = shutil.which("fc-list")
+    return subprocess.run([fc, ":lang=zh", "family", "file"], capture_output=True, text=True).stdout if fc else ""
+
+
+def _store(cache: Path, key: str, pdf: Path) -> None:
+    """Put a printed PDF in the cache (written aside, then renamed) and trim the cache."""
+    cache.mkdir(parents=True, exist_ok=True)
+    tmp = cache / f".{key}.{os.getpid()}.tmp"
+    shutil.copyfile(pdf, tmp)
+    tmp.replace(cache / f"{key}.pdf")
+    kept = sorted(cache.glob("*.pdf"), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in kept[CACHE_KEEP:]:
+        old.unlink(missing_ok=True)
+
+
+def build_pdfs(site_dir: Path, out_dir: Path, cache: Path | None = None) -> list[Path]:
     """Print every work in both scripts from the built site in ``site_dir``, reading the records
-    in ``out_dir/records.jsonl``; the PDFs go to ``site_dir/<script>/pdf/``. Returns their paths."""
+    in ``out_dir/records.jsonl``; the PDFs go to ``site_dir/<script>/pdf/``. Returns their paths.
+
+    With a ``cache`` folder, a PDF whose inputs (see _cache_key) were printed before is copied
+    from it instead of printed again, and each new print is added to it."""
     require_tools()
     from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
     layout = Layout(list(read_jsonl(out_dir / "records.jsonl")))
-    jobs = []
+    jobs, done = [], []
     for script in SCRIPTS:
         for work in works.all_works():
             source = out_dir / "print" / f"{work.id}-{script}.html"
@@ -220,22 +307,34 @@ def build_pdfs(site_dir: Path, out_dir: Path) -> list[Path]:
                      if (site_dir / script / url_of(p).strip("/") / "index.html").is_file()]
             if not pages:
                 continue
-            source.write_text(print_html(site_dir, script, work.id, pages), encoding="utf-8")
+            text = print_html(site_dir, script, work.id, pages)
+            source.write_text(text, encoding="utf-8")
             target = site_dir / script / "pdf" / pdf_name(work.id, script)
             target.parent.mkdir(parents=True, exist_ok=True)
-            jobs.append((source, target))
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=chromium(), headless=True,
-                                        args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
-            page = browser.new_page()
-            for source, target in jobs:
-                page.goto(source.resolve().as_uri(), wait_until="load")
-                page.pdf(path=str(target), format="A4", prefer_css_page_size=True, outline=True, tagged=True,
-                         display_header_footer=True, header_template="<span></span>", footer_template=FOOTER)
-            browser.close()
-    except PlaywrightError as exc:
-        raise KbError(f"printing the PDF editions with Chromium failed: {str(exc).splitlines()[0]}") from None
-    for _, target in jobs:
+            key = _cache_key(site_dir, script, text) if cache is not None else ""
+            hit = cache / f"{key}.pdf" if cache is not None else None
+            if hit is not None and hit.is_file():
+                shutil.copyfile(hit, target)
+                os.utime(hit)                                      # recently used: kept longest
+                done.append(target)
+            else:
+                jobs.append((source, target, key))
+    if jobs:
+        try:
+            with sync_playwright() as p:
+                browser = p.chromium.launch(executable_path=chromium(), headless=True,
+                                            args=["--no-sandbox", "--disable-gpu", "--no-first-run"])
+                page = browser.new_page()
+                for source, target, _ in jobs:
+                    page.goto(source.resolve().as_uri(), wait_until="load")
+                    page.pdf(path=str(target), format="A4", prefer_css_page_size=True, outline=True, tagged=True,
+                             display_header_footer=True, header_template="<span></span>", footer_template=FOOTER)
+                browser.close()
+        except PlaywrightError as exc:
+            raise KbError(f"printing the PDF editions with Chromium failed: {str(exc).splitlines()[0]}") from None
+    for _, target, key in jobs:
         fix_text_map(target)
-    return [target for _, target in jobs]
+        if cache is not None:
+            _store(cache, key, target)
+        done.append(target)
+    return done
