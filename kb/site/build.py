@@ -203,6 +203,8 @@ def run_mkdocs(jobs: list[tuple[str, Path, Path]]) -> list[str]:
     """``mkdocs build --strict`` of each (edition, config, log), in parallel, by one process that
     imports mkdocs once and forks (kb/site/mkdocs_run.py); what went wrong, one line per edition."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", NO_COLOR="1")
+    package_root = str(Path(__file__).resolve().parents[2])   # the child runs this very kb package
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_root, env.get("PYTHONPATH")) if p)
     args = [str(path) for _, cfg, log in jobs for path in (cfg, log)]
     proc = subprocess.Popen([sys.executable, "-m", "kb.site.mkdocs_run", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
