@@ -6,6 +6,7 @@ The fixture is the current build's records reduced to the fields search reads
 from __future__ import annotations
 
 import io
+import os
 import json
 import re
 import subprocess
@@ -607,3 +608,22 @@ def test_counts_in_digits_meet_the_laws_numerals(engine: SearchEngine):
     assert [chinese_numeral(n) for n in (7, 10, 12, 20, 21)] == ["七", "十", "十二", "二十", "二十一"]
     assert ids(engine.search("第12墩藏牌怎么办"))[:1] == ["cbr1999:64B6"]
     assert ids(engine.search("倒数第二墩的藏牌", limit=3))[0] in {"cbr1999:64B6", "cbr1999:62D", "cbr1999:62D1"}
+
+
+SNAPSHOT = Path(__file__).parent / "fixtures" / "search_top10.json"
+
+
+def test_rankings_are_those_of_the_snapshot(engine: SearchEngine):
+    """Every benchmark question (tuning and held-out) gets the same top ten, twins included, as
+    the reviewed snapshot: a speedup must not change a ranking. A deliberate ranking change
+    rewrites the snapshot (KB_UPDATE_SNAPSHOT=1 pytest -k snapshot) in the same commit."""
+    queries = list(dict.fromkeys(
+        line.split("\t")[0] for path in (TUNING, ROOT / "bench" / "heldout.tsv")
+        for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")))
+    got = {q: with_twins(engine.search(q)) for q in queries}
+    if os.environ.get("KB_UPDATE_SNAPSHOT") == "1":
+        SNAPSHOT.write_text(json.dumps(got, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+    want = json.loads(SNAPSHOT.read_text(encoding="utf-8"))
+    assert len(queries) >= 500 and set(got) == set(want)
+    changed = [q for q in queries if got[q] != want[q]]
+    assert not changed, f"{len(changed)} rankings changed, first: {changed[0]!r}"

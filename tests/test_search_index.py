@@ -61,11 +61,11 @@ def test_opening_reads_what_the_analysis_cuts(index_dir: Path, lex: Lexicon):
                 "text": [w for w, _, _ in analyze(d["text_hans"], lex).words],
                 "context": [w for w, _, _ in analyze(d["context"], lex).words],
                 "bigram": body.bigrams, "unigram": body.unigrams}
-        assert {f: Counter(t) for f, t in d["terms"].items()} == {f: Counter(t) for f, t in want.items()}, d["id"]
+        assert d["counts"] == {f: dict(Counter(t)) for f, t in want.items()}, d["id"]
 
 
-def test_term_vectors_agree_with_the_postings(index_dir: Path):
-    """Opening reads term vectors; whoosh's inverted postings hold the same (doc, term, freq)."""
+def test_stored_counts_agree_with_the_postings(index_dir: Path):
+    """Opening reads the stored term counts; whoosh's inverted postings hold the same (doc, term, freq)."""
     with whoosh.index.open_dir(str(index_dir)).reader() as r:
         for f in (*WORD_FIELDS, *GRAM_FIELDS):
             inverted = set()
@@ -74,9 +74,9 @@ def test_term_vectors_agree_with_the_postings(index_dir: Path):
                 while m.is_active():
                     inverted.add((m.id(), btext.decode(), m.weight()))
                     m.next()
-            vectors = {(n, t, w) for n in range(r.doc_count_all()) if r.has_vector(n, f)
-                       for t, w in r.vector_as("weight", n, f)}
-            assert inverted == vectors and inverted, f
+            stored = {(n, t, float(c)) for n, fields in enumerate(r.all_stored_fields())
+                      for t, c in fields["counts"][f].items()}
+            assert inverted == stored and inverted, f
 
 
 def test_whoosh_phrase_query_uses_the_positions(index_dir: Path, lex: Lexicon):
@@ -90,3 +90,12 @@ def test_whoosh_phrase_query_uses_the_positions(index_dir: Path, lex: Lexicon):
         texts = {h["id"]: h["text_hans"] for h in s.search(query.Every(), limit=None)}
     assert hits and hits <= both and not reversed_ & hits
     assert all("召请裁判长" in texts[i] for i in hits)
+
+
+def test_an_index_without_term_counts_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A document whose stored counts lack a field is an error naming the index, not a silent zero."""
+    from kb.search import index as search_index
+
+    monkeypatch.setattr(search_index, "term_counts", lambda fields, lex: {"title": {}})
+    with pytest.raises(KbError, match=r"index: document 0 of the search index has no term counts"):
+        open_index(FIXTURE, tmp_path / "index")

@@ -63,15 +63,16 @@ class SearchEngine:
             parts = d["pathkey"].split("/")[:-1]
             for k in range(1, len(parts)):
                 self.below["/".join(parts[:k]) + "/", d["work"]].append(n)
+        twin_work = {w: works.twin_of(w) for w in self.works}
         self.twin: dict[int, int] = {}
         for n, d in enumerate(self.docs):
             work, _, local = d["id"].partition(":")
-            other = works.twin_of(work)
+            other = twin_work[work]
             m = self.by_id.get(f"{other}:{local}") if other else None
             if m is not None:
                 self.twin[n] = m
         self.ranker = Ranker(self.docs, data.lexicon, cache_size,
-                             [min(d["work"], works.twin_of(d["work"]) or d["work"]) for d in self.docs],
+                             [min(d["work"], twin_work[d["work"]] or d["work"]) for d in self.docs],
                              self.twin)
         syn = (synonyms or load_synonyms()).with_mined(data.mined)
         self.parser = QueryParser(data.lexicon, syn, self.ranker.known)

@@ -16,10 +16,10 @@ An index is a directory holding:
   names the damaged file); a build is written to a temporary directory beside the
   target and renamed into place, so a reader never sees half an index.
 
-Opening reads the stored fields and each document's term vectors (term, frequency per
-field) from the whoosh index into memory: the ranker gets each document's terms per
-field with their frequencies, exactly as they were cut; the inverted postings (with
-positions for the word fields) are whoosh's, for whoosh queries.
+Opening reads the stored fields of every document from the whoosh index into memory,
+``counts`` included: the ranker gets each document's terms per field with their
+frequencies, exactly as they were cut; the inverted postings (with positions for the
+word fields) are whoosh's, for whoosh queries (a test checks the two agree).
 """
 from __future__ import annotations
 
@@ -40,12 +40,12 @@ from kb import works
 from kb.errors import KbError
 from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, is_cjk, normalize, read_userdict, tokenize
 from kb.search.lexicon import Lexicon
-from kb.search.schema import GRAM_FIELDS, STORED, WORD_FIELDS, make_schema
+from kb.search.schema import COUNTS, GRAM_FIELDS, STORED, WORD_FIELDS, make_schema, term_counts
 from kb.search.synonyms import CURATED_PATHS, SYNONYMS_PATH, VOCABULARY_PATH, load_synonyms, mine_parallel
 
 META_FILE = "kb-index.json"
 DATA_FILES = ("lexicon.json", "mined.json")   # besides whoosh's own files
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "9"
 COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
 
 
@@ -142,11 +142,13 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         )
 
 
-def _indexed(doc: dict[str, Any]) -> dict[str, Any]:
-    """A document as whoosh is given it: stored fields, and the texts each field cuts."""
+def _indexed(doc: dict[str, Any], lex: Lexicon) -> dict[str, Any]:
+    """A document as whoosh is given it: stored fields, the texts each field cuts, and
+    the term frequencies of those texts."""
     fields = dict(doc, title=doc["title_hans"], text=doc["text_hans"])
     body = doc["title_hans"] + "\n" + doc["text_hans"]
     fields.update({name: body for name in GRAM_FIELDS})
+    fields[COUNTS] = term_counts(fields, lex)
     return {k: v for k, v in fields.items() if v is not None}
 
 
@@ -207,7 +209,7 @@ def build_index(records_path: Path | str, index_dir: Path | str) -> dict[str, An
         ix = whoosh.index.create_in(str(tmp), make_schema(lex))
         writer = ix.writer()
         for doc in docs:
-            writer.add_document(**_indexed(doc))
+            writer.add_document(**_indexed(doc, lex))
         writer.commit()
         for lock in tmp.glob("*_WRITELOCK"):  # the writer's lock file: nothing writes here again
             lock.unlink()
@@ -291,17 +293,6 @@ def is_fresh(records_path: Path | str, index_dir: Path | str) -> bool:
     return True
 
 
-def _terms(reader: Any, docnum: int, field: str) -> list[str]:
-    """A document's terms in ``field`` from its whoosh term vector, each repeated by its
-    frequency (the ranker counts them back)."""
-    if not reader.has_vector(docnum, field):
-        return []
-    out: list[str] = []
-    for term, weight in reader.vector_as("weight", docnum, field):
-        out.extend([term] * int(weight))
-    return out
-
-
 def _read_whoosh(index_dir: Path) -> list[dict[str, Any]]:
     """The stored fields and terms of every document, in the order they were added."""
     ix = whoosh.index.open_dir(str(index_dir))
@@ -312,7 +303,11 @@ def _read_whoosh(index_dir: Path) -> list[dict[str, Any]]:
         for docnum, stored in enumerate(reader.all_stored_fields()):
             doc = {name: stored.get(name) for name in ("id", "work", *STORED)}
             doc["context"] = stored.get("context") or ""
-            doc["terms"] = {f: _terms(reader, docnum, f) for f in (*WORD_FIELDS, *GRAM_FIELDS)}
+            counts = stored.get(COUNTS)
+            if not isinstance(counts, dict) or set(counts) != {*WORD_FIELDS, *GRAM_FIELDS}:
+                raise KbError(f"{index_dir}: document {docnum} of the search index has no term counts "
+                              "(run `kb build`)")
+            doc["counts"] = counts
             docs.append(doc)
     return docs
 

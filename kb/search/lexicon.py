@@ -38,7 +38,7 @@ class Lexicon:
         self.freq = freq
         self.total = max(1, total)
         self.domain = domain or set()   # the curated words (user dictionary, synonyms)
-        self.maxlen = max((len(w) for w in freq), default=1)
+        self.maxlen = max(map(len, freq), default=1)
         self._logtotal = math.log(self.total)
 
     # --- building -------------------------------------------------------------------
@@ -67,7 +67,7 @@ class Lexicon:
             self.total += f - old
             if f > 0:
                 self.freq[word] = f
-        self.maxlen = max((len(w) for w in self.freq), default=1)
+        self.maxlen = max(map(len, self.freq), default=1)
         self._logtotal = math.log(max(1, self.total))
 
     def trimmed(self, chars: set[str], common: int = 0) -> Lexicon:
@@ -80,15 +80,23 @@ class Lexicon:
     # --- storage --------------------------------------------------------------------
 
     def save(self, path: Path) -> None:
-        path.write_text(json.dumps({"total": self.total, "freq": self.freq, "domain": sorted(self.domain)},
-                                   ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
+        """The words as one newline-joined string beside their frequencies (twice as fast
+        to read back as a JSON object of 80k keys)."""
+        if any("\n" in w for w in self.freq):
+            raise KbError(f"{path}: a lexicon word contains a line break")
+        data = {"total": self.total, "words": "\n".join(self.freq), "freqs": list(self.freq.values()),
+                "domain": sorted(self.domain)}
+        path.write_text(json.dumps(data, ensure_ascii=False, separators=(",", ":")), encoding="utf-8")
 
     @classmethod
     def load(cls, path: Path) -> Lexicon:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            return cls(data["freq"], int(data["total"]), set(data["domain"]))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            words = data["words"].split("\n") if data["words"] else []
+            if len(words) != len(data["freqs"]):
+                raise ValueError(f"{len(words)} words but {len(data['freqs'])} frequencies")
+            return cls(dict(zip(words, data["freqs"])), int(data["total"]), set(data["domain"]))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise KbError(f"{path}: unreadable search lexicon ({exc})") from None
 
     # --- segmentation ---------------------------------------------------------------

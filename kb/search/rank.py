@@ -87,19 +87,22 @@ class Ranker:
         self.n = max(1, len(docs))
         self.family = family or ["" for _ in docs]   # rule book family of each clause (bridge, mahjong)
         self.twin = twin or {}                       # a clause's twin in the other translation
-        self.post: dict[str, dict[str, list[tuple[int, int]]]] = {}
+        self.post: dict[str, dict[str, dict[int, int]]] = {}   # field -> term -> {clause: frequency}
         self.dl: dict[str, list[int]] = {}
         self.avgdl: dict[str, float] = {}
         for f in (*WORD_FIELDS, "bigram", "unigram"):
-            post: defaultdict[str, dict[int, int]] = defaultdict(dict)
+            post: dict[str, dict[int, int]] = {}
             lengths = []
             for d, doc in enumerate(docs):
-                terms = doc["terms"][f]
-                lengths.append(len(terms))
-                for t in terms:
-                    row = post[t]
-                    row[d] = row.get(d, 0) + 1
-            self.post[f] = {t: list(row.items()) for t, row in post.items()}
+                counts = doc["counts"][f]
+                lengths.append(sum(counts.values()))
+                for t, c in counts.items():
+                    row = post.get(t)
+                    if row is None:
+                        post[t] = {d: c}
+                    else:
+                        row[d] = c
+            self.post[f] = post
             self.dl[f] = lengths
             self.avgdl[f] = max(1.0, sum(lengths) / self.n)
         self._bm25: LRU[tuple[str, str], dict[int, float]] = LRU(cache_size)
@@ -125,10 +128,10 @@ class Ranker:
             if not grams:
                 return frozenset()
             field = "bigram" if self.analysis(s).bigrams else "unigram"
-            sets = sorted((self.post[field].get(g, []) for g in set(grams)), key=len)
-            out = {d for d, _ in sets[0]}
+            sets = sorted((self.post[field].get(g, {}) for g in set(grams)), key=len)
+            out = set(sets[0])
             for rows in sets[1:]:
-                out &= {d for d, _ in rows}
+                out.intersection_update(rows)
                 if not out:
                     break
             return frozenset(out)
@@ -147,7 +150,7 @@ class Ranker:
                 return {}
             idf = math.log(1.0 + (self.n - len(rows) + 0.5) / (len(rows) + 0.5))
             dl, avg = self.dl[field], self.avgdl[field]
-            return {d: idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl[d] / avg)) for d, tf in rows}
+            return {d: idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl[d] / avg)) for d, tf in rows.items()}
         return self._bm25.get((field, term), make)
 
     def word_scores(self, s: str) -> dict[int, float]:
@@ -236,7 +239,7 @@ class Ranker:
             words = [w for w, _, _ in self.analysis(s).words]
             if not words:
                 continue
-            sets = [{d for f in WORD_FIELDS for d, _ in self.post[f].get(w, [])} for w in words]
+            sets = [{d for f in WORD_FIELDS for d in self.post[f].get(w, ())} for w in words]
             out |= set.intersection(*sets)
         return out
 

@@ -11,26 +11,47 @@ Fields: ``id`` (ID, stored, unique), ``work`` (ID, stored), the display fields (
 ``title`` (title_hans), ``text`` (text_hans), ``context`` (the ancestors' titles, also
 stored): TEXT, jieba words with sequential positions, so whoosh phrase queries work;
 ``bigram`` and ``unigram`` (TEXT without positions, fed title + text): the
-negation-marked character grams, with their frequencies. Every text field also keeps
-its term vector (each document's terms with their frequencies), which is what opening
-the index reads: one read per document and field instead of one per term.
+negation-marked character grams, with their frequencies; ``counts`` (STORED): each text
+field's terms with their frequencies, cut by the same analysis in the same pass (the
+tokenizer and ``counts`` share one cached ``analyze`` call), which is what opening the
+index reads: one unpickling per document instead of a term-vector walk per field.
 """
 from __future__ import annotations
 
+import functools
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from whoosh import fields, formats
+from whoosh import fields
 from whoosh.analysis import Token, Tokenizer
 
 from kb.errors import KbError
-from kb.search.analysis import analyze
+from kb.search.analysis import Analysis, analyze
 from kb.search.lexicon import Lexicon
 
 WORD_FIELDS = ("title", "text", "context")
 GRAM_FIELDS = ("bigram", "unigram")
+COUNTS = "counts"   # the stored field of each text field's term frequencies
 STORED = ("level", "pathkey", "order", "law", "citation", "parent",
           "title_hans", "title_hant", "text_hans", "text_hant")
+
+
+@functools.lru_cache(maxsize=16)
+def cached_analysis(value: str, lexicon: Lexicon) -> Analysis:
+    """``analyze`` of the texts of the document being added (each is cut for several fields)."""
+    return analyze(value, lexicon)
+
+
+def term_counts(fields: dict[str, str], lexicon: Lexicon) -> dict[str, dict[str, int]]:
+    """The terms with their frequencies that the tokenizers make of each text field's value."""
+    out: dict[str, dict[str, int]] = {}
+    for name in (*WORD_FIELDS, *GRAM_FIELDS):
+        a = cached_analysis(fields.get(name) or "", lexicon)
+        terms = [w for w, _, _ in a.words] if name in WORD_FIELDS else \
+            a.bigrams if name == "bigram" else a.unigrams
+        out[name] = dict(Counter(terms))
+    return out
 
 
 class JiebaTokenizer(Tokenizer):
@@ -66,7 +87,7 @@ class JiebaTokenizer(Tokenizer):
         if self.lexicon is None:
             raise KbError("this search tokenizer has no lexicon (it was loaded from an index); "
                           "cut text with the index's lexicon.json")
-        a = analyze(value, self.lexicon)
+        a = cached_analysis(value, self.lexicon)
         t = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
         if self.kind == "words":
             for i, (word, start, end) in enumerate(a.words):
@@ -99,9 +120,9 @@ def make_schema(lexicon: Lexicon | None) -> fields.Schema:
     return fields.Schema(
         id=fields.ID(stored=True, unique=True),
         work=fields.ID(stored=True),
-        **{name: fields.TEXT(analyzer=words, phrase=True, stored=name == "context",
-                             vector=formats.Frequency()) for name in WORD_FIELDS},
-        **{name: fields.TEXT(analyzer=JiebaTokenizer(lexicon, name), phrase=False,
-                             vector=formats.Frequency()) for name in GRAM_FIELDS},
+        **{name: fields.TEXT(analyzer=words, phrase=True, stored=name == "context")
+           for name in WORD_FIELDS},
+        **{name: fields.TEXT(analyzer=JiebaTokenizer(lexicon, name), phrase=False) for name in GRAM_FIELDS},
         **stored,
+        **{COUNTS: fields.STORED()},
     )
