@@ -18,8 +18,8 @@ same fingerprint is skipped unless forced) and the checksum of every file it wro
 from __future__ import annotations
 
 import errno
-import functools
 import fcntl
+import functools
 import hashlib
 import json
 import os

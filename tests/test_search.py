@@ -6,8 +6,8 @@ The fixture is the current build's records reduced to the fields search reads
 from __future__ import annotations
 
 import io
-import os
 import json
+import os
 import re
 import subprocess
 import sys
