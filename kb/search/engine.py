@@ -12,9 +12,9 @@ so it is safe to share between threads without a lock.
 from __future__ import annotations
 
 import os
-import re
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,7 @@ class SearchEngine:
         syn = (synonyms or load_synonyms()).with_mined(data.mined)
         self.parser = QueryParser(data.lexicon, syn, self.ranker.known)
         self._parsed: LRU[tuple[str, str | None], ParsedQuery] = LRU(cache_size)
+        self._defining: LRU[tuple[int, str], bool] = LRU(cache_size)
 
     @classmethod
     def open(cls, records_path: Path | str | None = None,
@@ -103,11 +104,13 @@ class SearchEngine:
         if parsed.empty:
             return []
 
-        def allowed(n: int) -> bool:
+        def filtered(n: int) -> bool:
             d = self.docs[n]
             if work and d["work"] != work:
                 return False
             return not law_range or (d["law"] is not None and law_range[0] <= d["law"] <= law_range[1])
+
+        allowed = filtered if work or law_range else None
 
         if not parsed.groups:
             ranked = self._by_citation(parsed.cites, allowed)
@@ -115,7 +118,8 @@ class SearchEngine:
             # Words within the cited clause(s) first, then the cited clause itself if no
             # word matched there, then word matches elsewhere.
             inside = self._cited(parsed.cites)
-            ranked = self.ranker.rank(parsed.groups, lambda n: n in inside and allowed(n), parsed.text)
+            ranked = self.ranker.rank(parsed.groups, lambda n: n in inside and (allowed is None or allowed(n)),
+                                     parsed.text)
             if not ranked:
                 ranked = self._by_citation(parsed.cites, allowed)
             seen = {n for n, _ in ranked}
@@ -158,7 +162,7 @@ class SearchEngine:
                 out.update(self.below.get((c.pathkey, w), []))
         return out
 
-    def _by_citation(self, cites: list[Cite], allowed: Any) -> list[tuple[int, float]]:
+    def _by_citation(self, cites: list[Cite], allowed: Callable[[int], bool] | None) -> list[tuple[int, float]]:
         """The cited clause in each work that has it, then its sub-clauses in order."""
         exact: list[int] = []
         fallback: list[int] = []
@@ -183,7 +187,7 @@ class SearchEngine:
         seen: set[int] = set()
         for n, score in ([(n, 100.0) for n in exact] + [(n, 50.0) for n in fallback]
                          + [(n, 10.0) for n in below]):
-            if n not in seen and allowed(n):
+            if n not in seen and (allowed is None or allowed(n)):
                 seen.add(n)
                 out.append((n, score))
         return out
@@ -191,7 +195,7 @@ class SearchEngine:
     def _definitions_first(self, ranked: list[tuple[int, float]], terms: list[str]) -> list[tuple[int, float]]:
         """For 什么是X: the clauses among the first candidates that define X, first."""
         head = ranked[:DEFINITION_WINDOW]
-        defining = [(n, s) for n, s in head if any(defines(self.docs[n], t) for t in terms if t)]
+        defining = [(n, s) for n, s in head if any(self._defines(n, t) for t in terms if t)]
         if not defining:
             return ranked
         keep = {n for n, _ in defining}
@@ -211,6 +215,9 @@ class SearchEngine:
                 placed.add(self.twin[n])
             out.append((n, score))
         return out
+
+    def _defines(self, n: int, term: str) -> bool:
+        return self._defining.get((n, term), lambda: defines(self.docs[n], term))
 
     # --- results ------------------------------------------------------------------
 
@@ -235,6 +242,8 @@ class SearchEngine:
 
 
 _DEF_MARKS = ("是", "为", "指", "：", ":", "，是", "系指", "即")
+_DEF_BEFORE = ("所谓", "称为", "称之为", "叫做", "即为", "即成为", "是谓", "是为", "谓之")
+_DEF_AFTER = ("系指", "是指", "即是")
 
 
 def defines(doc: dict[str, Any], term: str) -> bool:
@@ -246,8 +255,15 @@ def defines(doc: dict[str, Any], term: str) -> bool:
         return True
     if text.startswith(term) and text[len(term):len(term) + 2].startswith(_DEF_MARKS):
         return True
-    t = re.escape(term)
-    return bool(re.search(f"(?:所谓|称为|称之为|叫做|即为|即成为|是谓|是为|谓之){t}(?![\u4e00-\u9fff])|{t}(?:系指|是指|即是)", text))
+    for mark in _DEF_BEFORE:   # 所谓X, not followed by more of a longer word
+        needle = mark + term
+        i = text.find(needle)
+        while i >= 0:
+            j = i + len(needle)
+            if j == len(text) or not "\u4e00" <= text[j] <= "\u9fff":
+                return True
+            i = text.find(needle, i + 1)
+    return any(term + mark in text for mark in _DEF_AFTER)
 
 
 def _hay(d: dict[str, Any]) -> str:

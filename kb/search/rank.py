@@ -18,7 +18,8 @@ scaled down. The best CANDIDATES are then scaled by the square of the share of g
 counting as one (a group is contained when all its bigrams are in the clause: posting
 lists, no scan over the clauses).
 
-Every cache is an LRU with a size: nothing grows with the number of distinct queries.
+Every cache is an LRU with a size, except the BM25 weights of the index's own terms, which
+are bounded by the index: nothing grows with the number of distinct queries.
 """
 from __future__ import annotations
 
@@ -51,6 +52,9 @@ RRF_GRAM = 1.0          # best raw scores re-ranked by coverage
 
 K = TypeVar("K")
 V = TypeVar("V")
+
+
+_EMPTY: dict[int, float] = {}
 
 
 class LRU(Generic[K, V]):
@@ -105,7 +109,11 @@ class Ranker:
             self.post[f] = post
             self.dl[f] = lengths
             self.avgdl[f] = max(1.0, sum(lengths) / self.n)
-        self._bm25: LRU[tuple[str, str], dict[int, float]] = LRU(cache_size)
+        self._bm25: dict[str, dict[str, dict[int, float]]] = {f: {} for f in self.post}  # index terms only
+        self._words: LRU[str, dict[int, float]] = LRU(cache_size)
+        self._grams: LRU[str, dict[int, float]] = LRU(cache_size)
+        self._unit_docs: LRU[tuple[str, ...], frozenset[int]] = LRU(cache_size)
+        self._groups: LRU[tuple[tuple[str, float], ...], dict[int, float]] = LRU(cache_size)
         self._analysis: LRU[str, Analysis] = LRU(cache_size)
         self._contained: LRU[str, frozenset[int]] = LRU(cache_size)
         self._group_docs: LRU[tuple[str, ...], int] = LRU(cache_size)
@@ -144,17 +152,25 @@ class Ranker:
     # --- BM25 -------------------------------------------------------------------------
 
     def bm25(self, field: str, term: str) -> dict[int, float]:
-        def make() -> dict[int, float]:
-            rows = self.post[field].get(term)
-            if not rows:
-                return {}
-            idf = math.log(1.0 + (self.n - len(rows) + 0.5) / (len(rows) + 0.5))
-            dl, avg = self.dl[field], self.avgdl[field]
-            return {d: idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl[d] / avg)) for d, tf in rows.items()}
-        return self._bm25.get((field, term), make)
+        """Each clause's BM25 weight of one term (computed once per index term; read-only)."""
+        cache = self._bm25[field]
+        got = cache.get(term)
+        if got is not None:
+            return got
+        rows = self.post[field].get(term)
+        if not rows:
+            return _EMPTY
+        idf = math.log(1.0 + (self.n - len(rows) + 0.5) / (len(rows) + 0.5))
+        dl, avg = self.dl[field], self.avgdl[field]
+        got = {d: idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl[d] / avg)) for d, tf in rows.items()}
+        cache[term] = got
+        return got
 
     def word_scores(self, s: str) -> dict[int, float]:
-        """Word-level BM25 of one string over the word fields; all its words must occur."""
+        """Word-level BM25 of one string over the word fields; all its words must occur (read-only)."""
+        return self._words.get(s, lambda: self._word_scores(s))
+
+    def _word_scores(self, s: str) -> dict[int, float]:
         words = list(dict.fromkeys(w for w, _, _ in self.analysis(s).words))
         if not words:
             return {}
@@ -171,19 +187,25 @@ class Ranker:
         return {d: sc for d, sc in acc.items() if have[d] == len(words)}
 
     def gram_scores(self, s: str) -> dict[int, float]:
-        """Character-level BM25 of one string (its bigrams, or its single character)."""
+        """Character-level BM25 of one string (its bigrams, or its single character; read-only)."""
+        return self._grams.get(s, lambda: self._gram_scores(s))
+
+    def _gram_scores(self, s: str) -> dict[int, float]:
         a = self.analysis(s)
         field, grams = ("bigram", a.bigrams) if a.bigrams else ("unigram", a.unigrams)
         acc: defaultdict[int, float] = defaultdict(float)
         for g in grams:
             for d, sc in self.bm25(field, g).items():
                 acc[d] += sc
-        return acc
+        return dict(acc)
 
     # --- groups -------------------------------------------------------------------------
 
     def group_scores(self, g: Group) -> dict[int, float]:
-        """Best string of the group per clause, word and gram channels added."""
+        """Best string of the group per clause, word and gram channels added (read-only)."""
+        return self._groups.get(tuple(g.alts), lambda: self._group_scores(g))
+
+    def _group_scores(self, g: Group) -> dict[int, float]:
         best: dict[int, float] = {}
         for s, weight in g.alts:
             per: defaultdict[int, float] = defaultdict(float)
@@ -228,6 +250,14 @@ class Ranker:
         for s in g.strings():
             out |= self.contained(s)
         return frozenset(out)
+
+    def unit_docs(self, g: Group) -> frozenset[int]:
+        """group_docs with each clause's twin: a clause and its twin are one unit, each counting
+        what either translation says."""
+        def make() -> frozenset[int]:
+            c = self.group_docs(g)
+            return c | {self.twin[d] for d in c if d in self.twin}
+        return self._unit_docs.get(tuple(g.strings()), make)
 
     def word_docs(self, g: Group) -> set[int]:
         """Clauses holding one of the group's strings as words (not merely as characters)."""
@@ -305,18 +335,18 @@ class Ranker:
                     scores[d] *= DOMAIN_PENALTY
         if len(scores) > CANDIDATES:  # coverage only lowers a score: the rest cannot rise above these
             scores = defaultdict(float, heapq.nlargest(CANDIDATES, scores.items(), key=lambda x: (x[1], -x[0])))
-        if UNIT_EVIDENCE:
-            # A clause and its twin are one unit: each counts what either translation says.
-            covers = [c | {self.twin[d] for d in c if d in self.twin} for c in map(self.group_docs, optional)]
-        else:
-            covers = [self.group_docs(g) for g in optional]
-        weights = [g.weight * self.rarity(g) if any(d in c for d in scores) else 0.0
+        covers = [self.unit_docs(g) if UNIT_EVIDENCE else self.group_docs(g) for g in optional]
+        weights = [g.weight * self.rarity(g) if not c.isdisjoint(scores) else 0.0
                    for g, c in zip(optional, covers)]
         total = sum(weights)
+        got: dict[int, float] = dict.fromkeys(scores, 0)
+        for w, c in zip(weights, covers):   # groups in order: the same sums as group by group
+            if w:
+                for d in (c.intersection(scores) if len(c) < len(scores) else [d for d in scores if d in c]):
+                    got[d] += w
         keyed = []
         for d, score in scores.items():
-            got = sum(w for w, c in zip(weights, covers) if d in c)
-            share = got / total if total else 1.0
+            share = got[d] / total if total else 1.0
             keyed.append((share >= 1.0 - 1e-9 or not STRICT_TIER, score * share ** COVERAGE_POWER, -d))
         keyed.sort(reverse=True)
         return [(-neg, score) for _, score, neg in keyed]
