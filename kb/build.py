@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import shutil
 import sys
 import tempfile
@@ -165,6 +166,20 @@ def _os_message(exc: OSError, out: Path) -> str:
     return f"{where}: cannot write the build ({why})"
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (mkdocs, Chromium)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@contextmanager
+def _stage(stages: dict[str, dict[str, float]], name: str) -> Iterator[None]:
+    """Record a build stage's CPU and wall seconds in ``stages`` (kept in meta.json)."""
+    cpu, wall = _cpu_seconds(), time.perf_counter()
+    yield
+    stages[name] = {"cpu": round(_cpu_seconds() - cpu, 3), "wall": round(time.perf_counter() - wall, 3)}
+
+
 def _build_locked(out: Path, with_site: bool) -> Path:
     from kb.invariants import check_corpus
     from kb.link import link_records
@@ -175,30 +190,38 @@ def _build_locked(out: Path, with_site: bool) -> Path:
     _replaceable(out, "build")  # fail before the work, not after it
     _replaceable(site_dir(out), "site")
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    stages: dict[str, dict[str, float]] = {}
     try:
-        corpus = ingest()
-        check_corpus(corpus)
-        records = corpus.records
-        link_records(records)
-        write_jsonl(records, tmp / "records.jsonl")
-        (tmp / "stats.json").write_text(json.dumps(corpus_stats(corpus), ensure_ascii=False, indent=1),
-                                        encoding="utf-8")
-        _build_index(tmp, cache_dir(out) / "index")
+        with _stage(stages, "ingest"):
+            corpus = ingest()
+            check_corpus(corpus)
+            records = corpus.records
+        with _stage(stages, "link"):
+            link_records(records)
+        with _stage(stages, "records"):
+            write_jsonl(records, tmp / "records.jsonl")
+            (tmp / "stats.json").write_text(json.dumps(corpus_stats(corpus), ensure_ascii=False, indent=1),
+                                            encoding="utf-8")
+        with _stage(stages, "index"):
+            _build_index(tmp, cache_dir(out) / "index")
         if with_site:
             from kb.site.build import build_site
             from kb.site.examples_text import site_examples
             from kb.site.linkcheck import check_site
             from kb.site.pdf import build_pdfs
-            site = build_site(records, tmp, site_examples(records))
-            build_pdfs(site, tmp, cache_dir(out) / "pdf")
-            broken = check_site(site)
+            with _stage(stages, "site"):
+                site = build_site(records, tmp, site_examples(records))
+            with _stage(stages, "pdf"):
+                build_pdfs(site, tmp, cache_dir(out) / "pdf")
+            with _stage(stages, "linkcheck"):
+                broken = check_site(site)
             if broken:
                 raise KbError(f"the built site has {len(broken)} broken links; first: {broken[0]}")
             for scratch in ("docs",):          # the generated Markdown is not part of the build
                 shutil.rmtree(tmp / scratch, ignore_errors=True)
         parts = integrity.DATA_PARTS + (integrity.SITE_PARTS if with_site else ())
         meta = {"fingerprint": fingerprint(), "records": len(records), "site": with_site,
-                "files": integrity.checksums(tmp, parts)}
+                "files": integrity.checksums(tmp, parts), "stages": stages}
         (tmp / "meta.json").write_text(json.dumps(meta, ensure_ascii=False), encoding="utf-8")
         gen = out.parent / tmp.name.replace(".tmp-", ".gen-", 1)
         tmp.rename(gen)

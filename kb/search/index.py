@@ -293,8 +293,8 @@ def is_fresh(records_path: Path | str, index_dir: Path | str) -> bool:
     return True
 
 
-def _read_whoosh(index_dir: Path) -> list[dict[str, Any]]:
-    """The stored fields and terms of every document, in the order they were added."""
+def read_documents(index_dir: Path) -> list[dict[str, Any]]:
+    """The stored fields and term counts of every document, in the order they were added."""
     ix = whoosh.index.open_dir(str(index_dir))
     with ix.reader() as reader:
         if reader.has_deletions():
@@ -315,7 +315,7 @@ def _read_whoosh(index_dir: Path) -> list[dict[str, Any]]:
 def _load(index_dir: Path) -> IndexData:
     meta = read_meta(index_dir) or {}
     try:
-        docs = _read_whoosh(index_dir)
+        docs = read_documents(index_dir)
         mined = json.loads((index_dir / "mined.json").read_text(encoding="utf-8"))
     except KbError:
         raise

@@ -70,6 +70,9 @@ def file_html(html: str) -> str:
     return _LINK.sub(lambda m: f'{m.group(1)}="{file_url(m.group(2))}"', html)
 
 
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)   # the earliest date a zip can hold
+
+
 def write_download(site: Path) -> Path:
     """Zip both editions (and the landing page) for opening from disk; return the zip's path."""
     target = site / DOWNLOAD
@@ -78,11 +81,14 @@ def write_download(site: Path) -> Path:
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
         for rel in files:
             path = site / rel
-            name = f"paigui-kb/{rel}"
+            # a fixed date: the same site makes the same zip, byte for byte
+            info = zipfile.ZipInfo(f"paigui-kb/{rel}", date_time=ZIP_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
             if path.suffix == ".html":
-                zf.writestr(name, file_html(path.read_text(encoding="utf-8")))
+                zf.writestr(info, file_html(path.read_text(encoding="utf-8")))
             else:
-                zf.write(path, name)
+                zf.writestr(info, path.read_bytes())
     tmp.replace(target)
     return target
 

@@ -36,6 +36,7 @@ from kb import works
 from kb.errors import KbError
 from kb.normalise import to_hant
 from kb.records import Record
+from kb.search.index import read_documents
 from kb.search.lexicon import Lexicon
 from kb.site.layout import Layout
 
@@ -68,17 +69,13 @@ def js_regex(pattern: re.Pattern[str]) -> list[str]:
     return [source, "i" if pattern.flags & re.IGNORECASE else ""]
 
 
-def _context(rec: Record, by_id: dict[str, Record]) -> str:
-    """Ancestor titles, outermost first (the server index's context field)."""
-    titles: list[str] = []
-    parent, seen = rec.parent, {rec.id}
-    while parent and parent in by_id and parent not in seen:
-        seen.add(parent)
-        p = by_id[parent]
-        if p.title_hans:
-            titles.append(p.title_hans)
-        parent = p.parent
-    return "\n".join(reversed(titles))
+def _index_counts(records: list[Record], index_dir: Path) -> list[dict[str, dict[str, int]]]:
+    """Each record's terms with their frequencies per field, as the server index cut them (its
+    stored counts: the browser reads text exactly as the server does, and nothing is cut twice)."""
+    docs = read_documents(index_dir)
+    if [d["id"] for d in docs] != [r.id for r in records]:
+        raise KbError(f"{index_dir}: the search index is not of these records (run `kb build`)")
+    return [d["counts"] for d in docs]
 
 
 def _shard_count(size: int, target: int) -> int:
@@ -96,23 +93,23 @@ class StaticIndex:
         self.layout = layout
         self.lex = Lexicon.load(index_dir / "lexicon.json")
         self.mined = ks.load_mined(index_dir)
-        by_id = {r.id: r for r in records}
+        counts = _index_counts(records, index_dir)
         postings: dict[str, dict[int, list[int]]] = defaultdict(dict)
         lengths: dict[str, list[int]] = {f: [] for f in (*WORD_SLOTS, "bigram", "unigram")}
-        for n, rec in enumerate(records):
-            fields = {"title": rec.title_hans, "text": rec.text_hans, "context": _context(rec, by_id)}
+        for n, doc in enumerate(counts):
             for slot, name in enumerate(WORD_SLOTS):
-                toks = [w for w, _, _ in ks.analyze(fields[name], self.lex).words]
-                lengths[name].append(len(toks))
-                for w in toks:
-                    postings["w:" + w].setdefault(n, [0, 0, 0])[slot] += 1
-            body = ks.analyze(rec.title_hans + "\n" + rec.text_hans, self.lex)
-            for kind, terms in (("b", body.bigrams), ("u", body.unigrams)):
-                lengths["bigram" if kind == "b" else "unigram"].append(len(terms))
-                for t in terms:
-                    postings[f"{kind}:{t}"].setdefault(n, [0])[0] += 1
+                lengths[name].append(sum(doc[name].values()))
+                for w, c in doc[name].items():
+                    postings["w:" + w].setdefault(n, [0, 0, 0])[slot] = c
+            for kind, name in (("b", "bigram"), ("u", "unigram")):
+                lengths[name].append(sum(doc[name].values()))
+                for t, c in doc[name].items():
+                    postings[f"{kind}:{t}"][n] = [c]
         self.postings = postings
         self.lengths = lengths
+        self._lexicon_shards: list[dict[str, int]] | None = None
+        self._postings_shards: list[dict[str, dict[str, list[int]]]] | None = None
+        self._meta: dict[str, Any] | None = None
 
     # --- tables -------------------------------------------------------------------------
 
@@ -121,7 +118,7 @@ class StaticIndex:
         chars: set[str] = set()
         for r in self.records:
             chars.update(r.title_hans + r.text_hans + r.title_hant + r.text_hant)
-        syn = ks.load_synonyms()
+        syn, fold = ks.load_synonyms(), ks.fold
         for group in syn.groups:
             for m in group:
                 chars.update(m)
@@ -130,10 +127,14 @@ class StaticIndex:
         chars.update(chr(c) for c in range(0x21, 0x7F))
         chars.update(chr(c) for c in range(0xFF01, 0xFF5F))
         chars.add("\u3000")
-        chars |= {to_hant(c) for c in list(chars) if len(to_hant(c)) == 1}
+        ordered = sorted(chars)
+        converted = to_hant("\n".join(ordered)).split("\n")   # one call; a line break ends every phrase
+        if len(converted) != len(ordered):
+            raise KbError("OpenCC changed the number of lines of the fold table's characters")
+        chars |= {h for h in converted if len(h) == 1}
         src, dst = [], []
         for c in sorted(chars):
-            f = ks.fold(c)
+            f = fold(c)
             if f != c and len(f) == 1:
                 src.append(c)
                 dst.append(f)
@@ -151,18 +152,31 @@ class StaticIndex:
         return names, out
 
     def lexicon_shards(self) -> list[dict[str, int]]:
-        size = sum(len(w) + 8 for w in self.lex.freq)
-        count = _shard_count(size, LEXICON_TARGET)
-        shards: list[dict[str, int]] = [{} for _ in range(count)]
-        for w in sorted(self.lex.freq):
-            shards[term_hash(w[0]) % count][w] = self.lex.freq[w]
-        return shards
+        """The lexicon in shards by its words' first character (computed once for both editions)."""
+        if self._lexicon_shards is None:
+            size = sum(len(w) + 8 for w in self.lex.freq)
+            count = _shard_count(size, LEXICON_TARGET)
+            shards: list[dict[str, int]] = [{} for _ in range(count)]
+            shard_of: dict[str, int] = {}
+            for w in sorted(self.lex.freq):
+                k = shard_of.get(w[0])
+                if k is None:
+                    k = shard_of[w[0]] = term_hash(w[0]) % count
+                shards[k][w] = self.lex.freq[w]
+            self._lexicon_shards = shards
+        return self._lexicon_shards
 
     def shard_count(self) -> int:
         size = sum(len(t) + 4 * len(p) * 3 for t, p in self.postings.items())
         return _shard_count(size, SHARD_TARGET)
 
     def _shards(self) -> list[dict[str, dict[str, list[int]]]]:
+        """The postings in shards by term (computed once for both editions)."""
+        if self._postings_shards is None:
+            self._postings_shards = self._make_shards()
+        return self._postings_shards
+
+    def _make_shards(self) -> list[dict[str, dict[str, list[int]]]]:
         count = self.shard_count()
         shards: list[dict[str, dict[str, list[int]]]] = [{"w": {}, "b": {}, "u": {}} for _ in range(count)]
         for term in sorted(self.postings):
@@ -177,6 +191,12 @@ class StaticIndex:
         return shards
 
     def meta(self) -> dict[str, Any]:
+        """The edition-independent meta chunk (a fresh copy each call; computed once)."""
+        if self._meta is None:
+            self._meta = self._make_meta()
+        return json.loads(json.dumps(self._meta))
+
+    def _make_meta(self) -> dict[str, Any]:
         work_ids = list(works.work_ids())
         recs = self.records
         syn = ks.load_synonyms()
@@ -226,6 +246,7 @@ class StaticIndex:
         """Display data; in the Traditional edition, the Simplified title and text of the records
         whose search form differs (the engine tests definitions and marks words on those)."""
         hant = script == "hant"
+        normalize = ks.normalize
         blocks = []
         for start in range(0, len(self.records), DOC_BLOCK):
             block: dict[str, Any] = {"citation": [], "title": [], "text": [], "url": [], "hans": {}}
@@ -237,8 +258,8 @@ class StaticIndex:
                 block["title"].append(title)
                 block["text"].append(text)
                 block["url"].append(f"{place.page[:-3]}/#{place.anchor}")
-                if ks.normalize(title) != ks.normalize(rec.title_hans) or \
-                        ks.normalize(text) != ks.normalize(rec.text_hans):
+                if normalize(title) != normalize(rec.title_hans) or \
+                        normalize(text) != normalize(rec.text_hans):
                     block["hans"][str(k)] = [rec.title_hans, rec.text_hans]
             blocks.append(block)
         return blocks
