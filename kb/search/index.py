@@ -38,7 +38,7 @@ import whoosh.index
 
 from kb import works
 from kb.errors import KbError
-from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, is_cjk, normalize, read_userdict, tokenize
+from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, is_cjk, normalize, read_userdict
 from kb.search.lexicon import Lexicon
 from kb.search.schema import COUNTS, GRAM_FIELDS, STORED, WORD_FIELDS, make_schema, term_counts
 from kb.search.synonyms import CURATED_PATHS, SYNONYMS_PATH, VOCABULARY_PATH, load_synonyms, mine_parallel
@@ -152,18 +152,18 @@ def _indexed(doc: dict[str, Any], lex: Lexicon) -> dict[str, Any]:
     return {k: v for k, v in fields.items() if v is not None}
 
 
-def _mine(docs: list[dict[str, Any]], lex: Lexicon) -> dict[str, list[str]]:
-    """Synonym pairs from every pair of twin clauses (same id in two translations)."""
-    by_id = {d["id"]: d for d in docs}
+def _mine(docs: list[dict[str, Any]], counts: list[dict[str, dict[str, int]]]) -> dict[str, list[str]]:
+    """Synonym pairs from every pair of twin clauses (same id in two translations); a clause's
+    words are those its title and text were indexed with (``counts``, in the order of ``docs``)."""
+    by_id = {d["id"]: n for n, d in enumerate(docs)}
     aligned = []
-    for d in docs:
+    for n, d in enumerate(docs):
         work, _, local = d["id"].partition(":")
         twin = works.twin_of(work)
-        other = by_id.get(f"{twin}:{local}") if twin else None
-        if other is None or work > twin:
+        m = by_id.get(f"{twin}:{local}") if twin else None
+        if m is None or work > twin:
             continue
-        aligned.append((tokenize(d["title_hans"], lex) + tokenize(d["text_hans"], lex),
-                        tokenize(other["title_hans"], lex) + tokenize(other["text_hans"], lex)))
+        aligned.append(([*counts[n]["title"], *counts[n]["text"]], [*counts[m]["title"], *counts[m]["text"]]))
     return mine_parallel(aligned)
 
 
@@ -208,13 +208,16 @@ def build_index(records_path: Path | str, index_dir: Path | str) -> dict[str, An
         docs = list(_documents(records))
         ix = whoosh.index.create_in(str(tmp), make_schema(lex))
         writer = ix.writer()
+        counts = []
         for doc in docs:
-            writer.add_document(**_indexed(doc, lex))
+            fields = _indexed(doc, lex)
+            counts.append(fields[COUNTS])
+            writer.add_document(**fields)
         writer.commit()
         for lock in tmp.glob("*_WRITELOCK"):  # the writer's lock file: nothing writes here again
             lock.unlink()
         lex.save(tmp / "lexicon.json")
-        (tmp / "mined.json").write_text(json.dumps(_mine(docs, lex), ensure_ascii=False, sort_keys=True),
+        (tmp / "mined.json").write_text(json.dumps(_mine(docs, counts), ensure_ascii=False, sort_keys=True),
                                         encoding="utf-8")
         checksums = {p.name: sha256_file(p) for p in sorted(tmp.iterdir()) if p.is_file()}
         meta = {

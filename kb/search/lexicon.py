@@ -74,7 +74,7 @@ class Lexicon:
         """The words made of ``chars`` (and those of frequency ``common`` or more, if given);
         the same total, so text made of ``chars`` is cut exactly as before."""
         freq = {w: f for w, f in self.freq.items()
-                if (common and f >= common) or all(c in chars for c in w)}
+                if (common and f >= common) or chars.issuperset(w)}
         return Lexicon(freq, self.total, set(self.domain))
 
     # --- storage --------------------------------------------------------------------

@@ -7,6 +7,7 @@ import itertools
 import json
 import posixpath
 import re
+from collections.abc import Callable
 
 from kb import works
 from kb.normalise import to_hant
@@ -112,36 +113,48 @@ class Renderer:
         tai = f' <span class="kb-tai">{rec.tai}{self.t("台")}</span>' if rec.tai else ""
         return f"{'#' * level} {label}{tai} {{ #{self.layout.place[rec.id].anchor} }}\n"
 
-    def meta(self, rec: Record, page: str) -> str:
-        """Backlinks and footnotes in view; sources, variants and notes behind one small 出处 marker."""
-        lines = []
-        if rec.cited_by:
-            links = []
-            for cid in rec.cited_by:
-                src = self.layout.by_id.get(cid)
-                href = self.layout.href(page, cid)
-                if src and href:
-                    links.append(f"[{escape(self.t(src.citation))}]({href})")
-            if links:
-                lines.append(f'<p class="kb-cited-by" markdown="1">{self.t("被引用")}：{" · ".join(links)}</p>\n')
-        for f in rec.footnotes:
-            lines.append(f'<p class="kb-footnote" markdown="1">{self.t("脚注")} [{f["n"]}]：'
-                         f'{escape(f["text_" + self.script])}</p>\n')
+    def cited_by(self, rec: Record, page: str) -> list[tuple[str, str]]:
+        """(citation, href) of each record citing ``rec`` that has a place on the site."""
+        links = []
+        for cid in rec.cited_by:
+            src = self.layout.by_id.get(cid)
+            href = self.layout.href(page, cid)
+            if src and href:
+                links.append((self.t(src.citation), href))
+        return links
+
+    def provenance(self, rec: Record, esc: Callable[[str], str], code: Callable[[str], str]) -> list[str]:
+        """The lines behind the 出处 marker: witnesses with their lines, variants, notes."""
         details = []
         for w in rec.witnesses:
             span = f"{w.lines[0]}" if w.lines[0] == w.lines[1] else f"{w.lines[0]}–{w.lines[1]}"
-            details.append(f"- {self.t('出处')}：`{w.source}` {self.t('第')} {span} {self.t('行')}")
+            details.append(f"{self.t('出处')}：{code(w.source)} {self.t('第')} {span} {self.t('行')}")
         for v in rec.variants:
-            readings = " ｜ ".join(f"{sigil}：{escape(t) or '∅'}" for sigil, t in v["readings"].items())
-            details.append(f"- {self.t('异文')}：{readings}（{escape(v['context'])}）")
+            readings = " ｜ ".join(f"{esc(sigil)}：{esc(t) or '∅'}" for sigil, t in v["readings"].items())
+            details.append(f"{self.t('异文')}：{readings}（{esc(v['context'])}）")
         for n in rec.notes:
-            details.append(f"- {self.t(NOTE_KINDS.get(n['kind'], '注'))}：{escape(n['what'])}（{self.t('据')} {escape(n['from'])}）")
+            details.append(f"{self.t(NOTE_KINDS.get(n['kind'], '注'))}：{esc(n['what'])}（{self.t('据')} {esc(n['from'])}）")
+        return details
+
+    def badge(self, rec: Record) -> str:
+        """The marks on the 出处 marker: a variant, a restoration, ..."""
+        marks = ([MARKS["variant"]] if rec.variants else []) + list(dict.fromkeys(
+            MARKS[n["kind"]] for n in rec.notes if n["kind"] in MARKS))
+        return "".join(f' <span class="kb-mark">{self.t(m)}</span>' for m in marks)
+
+    def meta(self, rec: Record, page: str) -> str:
+        """Backlinks and footnotes in view; sources, variants and notes behind one small 出处 marker."""
+        lines = []
+        links = [f"[{escape(label)}]({href})" for label, href in self.cited_by(rec, page)]
+        if links:
+            lines.append(f'<p class="kb-cited-by" markdown="1">{self.t("被引用")}：{" · ".join(links)}</p>\n')
+        for f in rec.footnotes:
+            lines.append(f'<p class="kb-footnote" markdown="1">{self.t("脚注")} [{f["n"]}]：'
+                         f'{escape(f["text_" + self.script])}</p>\n')
+        details = self.provenance(rec, escape, lambda s: f"`{s}`")
         if details:
-            marks = ([MARKS["variant"]] if rec.variants else []) + list(dict.fromkeys(
-                MARKS[n["kind"]] for n in rec.notes if n["kind"] in MARKS))
-            badge = "".join(f' <span class="kb-mark">{self.t(m)}</span>' for m in marks)
-            lines.append(f'<details class="kb-prov" markdown="1">\n<summary>{self.t("出处")}{badge}</summary>\n\n'
-                         + "".join(f"{d}\n" for d in details) + "\n</details>\n")
+            lines.append(f'<details class="kb-prov" markdown="1">\n<summary>{self.t("出处")}{self.badge(rec)}</summary>\n\n'
+                         + "".join(f"- {d}\n" for d in details) + "\n</details>\n")
         return "\n".join(lines)
 
     def record_block(self, rec: Record, page: str, level: int | None = None) -> str:
@@ -195,37 +208,18 @@ class Renderer:
 
     def body_html(self, rec: Record, page: str) -> str:
         """The HTML that Markdown makes of ``text_with_refs`` and ``meta`` of a plain record."""
-        f = self.script
         out = []
         text = self.text_html(rec, page)
         if text:
             out.append(f"<p>{text}</p>")
-        if rec.cited_by:
-            links = []
-            for cid in rec.cited_by:
-                src = self.layout.by_id.get(cid)
-                href = self.layout.href(page, cid)
-                if src and href:
-                    links.append(f'<a href="{page_url(page, href)}">{_text(self.t(src.citation))}</a>')
-            if links:
-                out.append(f'<p class="kb-cited-by">{self.t("被引用")}：{" · ".join(links)}</p>')
+        links = [f'<a href="{page_url(page, href)}">{_text(label)}</a>' for label, href in self.cited_by(rec, page)]
+        if links:
+            out.append(f'<p class="kb-cited-by">{self.t("被引用")}：{" · ".join(links)}</p>')
         for fn in rec.footnotes:
-            out.append(f'<p class="kb-footnote">{self.t("脚注")} [{fn["n"]}]：{_text(fn["text_" + f])}</p>')
-        details = []
-        for w in rec.witnesses:
-            span = f"{w.lines[0]}" if w.lines[0] == w.lines[1] else f"{w.lines[0]}–{w.lines[1]}"
-            details.append(f"{self.t('出处')}：<code>{_text(w.source)}</code> {self.t('第')} {span} {self.t('行')}")
-        for v in rec.variants:
-            readings = " ｜ ".join(f"{_text(sigil)}：{_text(t) or '∅'}" for sigil, t in v["readings"].items())
-            details.append(f"{self.t('异文')}：{readings}（{_text(v['context'])}）")
-        for n in rec.notes:
-            details.append(f"{self.t(NOTE_KINDS.get(n['kind'], '注'))}：{_text(n['what'])}"
-                           f"（{self.t('据')} {_text(n['from'])}）")
+            out.append(f'<p class="kb-footnote">{self.t("脚注")} [{fn["n"]}]：{_text(fn["text_" + self.script])}</p>')
+        details = self.provenance(rec, _text, lambda s: f"<code>{_text(s)}</code>")
         if details:
-            marks = ([MARKS["variant"]] if rec.variants else []) + list(dict.fromkeys(
-                MARKS[n["kind"]] for n in rec.notes if n["kind"] in MARKS))
-            badge = "".join(f' <span class="kb-mark">{self.t(m)}</span>' for m in marks)
-            out.append(f'<details class="kb-prov">\n<summary>{self.t("出处")}{badge}</summary>\n<ul>\n'
+            out.append(f'<details class="kb-prov">\n<summary>{self.t("出处")}{self.badge(rec)}</summary>\n<ul>\n'
                        + "".join(f"<li>{d}</li>\n" for d in details) + "</ul>\n</details>")
         return "\n".join(out)
 
