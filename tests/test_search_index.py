@@ -96,6 +96,6 @@ def test_an_index_without_term_counts_is_refused(tmp_path: Path, monkeypatch: py
     """A document whose stored counts lack a field is an error naming the index, not a silent zero."""
     from kb.search import index as search_index
 
-    monkeypatch.setattr(search_index, "term_counts", lambda fields, lex: {"title": {}})
+    monkeypatch.setattr(search_index, "term_counts", lambda fields, lex: {"title": {}, "text": {}})
     with pytest.raises(KbError, match=r"index: document 0 of the search index has no term counts"):
         open_index(FIXTURE, tmp_path / "index")
