@@ -24,7 +24,7 @@ from kb.search.analysis import normalize
 from kb.search.citations import Cite
 from kb.search.index import IndexData, open_index
 from kb.search.parse import ParsedQuery, QueryParser, clean_query
-from kb.search.rank import CACHE_SIZE, LRU, Ranker, hits
+from kb.search.rank import CACHE_SIZE, LRU, Ranker
 from kb.search.snippet import highlight
 from kb.search.synonyms import Synonyms, load_synonyms
 
@@ -78,6 +78,7 @@ class SearchEngine:
         self.parser = QueryParser(data.lexicon, syn, self.ranker.known)
         self._parsed: LRU[tuple[str, str | None], ParsedQuery] = LRU(cache_size)
         self._defining: LRU[tuple[int, str], bool] = LRU(cache_size)
+        self._normal: dict[int, tuple[str, str]] = {}
 
     @classmethod
     def open(cls, records_path: Path | str | None = None,
@@ -217,7 +218,15 @@ class SearchEngine:
         return out
 
     def _defines(self, n: int, term: str) -> bool:
-        return self._defining.get((n, term), lambda: defines(self.docs[n], term))
+        return self._defining.get((n, term), lambda: defines(self.docs[n], term, self._title_text(n)))
+
+    def _title_text(self, n: int) -> tuple[str, str]:
+        """A clause's normalized title and text (kept once made: bounded by the index)."""
+        got = self._normal.get(n)
+        if got is None:
+            d = self.docs[n]
+            got = self._normal[n] = (normalize(d["title_hans"] or ""), normalize(d["text_hans"] or ""))
+        return got
 
     # --- results ------------------------------------------------------------------
 
@@ -232,7 +241,7 @@ class SearchEngine:
 
             citation = to_hant(citation)
         return {"id": d["id"], "work": d["work"], "citation": citation, "title": title,
-                "snippet": highlight(text or title, hits(parsed.groups, self.hay[n]))}
+                "snippet": highlight(text or title, [t for t in parsed.marks if t in self.hay[n]], ordered=True)}
 
     def _result(self, n: int, score: float, parsed: ParsedQuery) -> dict[str, Any]:
         r = self._shown(n, parsed)
@@ -246,11 +255,11 @@ _DEF_BEFORE = ("所谓", "称为", "称之为", "叫做", "即为", "即成为",
 _DEF_AFTER = ("系指", "是指", "即是")
 
 
-def defines(doc: dict[str, Any], term: str) -> bool:
+def defines(doc: dict[str, Any], term: str, normal: tuple[str, str] | None = None) -> bool:
     """Does a clause define ``term``: its title is the term (or the term's definition), or its
-    text opens with the term, or says 所谓X / 称为X / X是 / X指 ..."""
-    title = normalize(doc["title_hans"] or "")
-    text = normalize(doc["text_hans"] or "")
+    text opens with the term, or says 所谓X / 称为X / X是 / X指 ... (``normal``: the clause's
+    title and text normalized, if already made)."""
+    title, text = normal or (normalize(doc["title_hans"] or ""), normalize(doc["text_hans"] or ""))
     if title and (title == term or title in (f"{term}的定义", f"{term}定义", f"定义{term}")):
         return True
     if text.startswith(term) and text[len(term):len(term) + 2].startswith(_DEF_MARKS):

@@ -21,12 +21,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from kb.errors import KbError
 from kb.search.analysis import NEGATORS, analyze, is_cjk, is_traditional, normalize, strip_controls
 from kb.search.citations import Cite, split_citations
 from kb.search.lexicon import Lexicon
+from kb.search.snippet import mark_order
 from kb.search.synonyms import Synonyms
 
 MAX_QUERY_CHARS = 1000
@@ -96,6 +98,11 @@ class ParsedQuery:
     def empty(self) -> bool:
         return not self.cites and not self.groups
 
+    @cached_property
+    def marks(self) -> tuple[str, ...]:
+        """Every string of the groups, once, longest first (the order snippets mark them in)."""
+        return mark_order({s for g in self.groups for s in g.strings() if s})
+
 
 def clean_query(q: Any) -> str:
     """Type and length checks, control characters removed; KbError if unusable."""
@@ -153,6 +160,8 @@ class QueryParser:
         defines = definition_term(rest)
         if any("a" <= c <= "z" for c in rest):
             for p in self.phrases:
+                if not all(w in rest for w in p.split()):   # each word is in the text as typed
+                    continue
                 m = _latin_phrase(rest, p)
                 while m is not None:
                     if p not in seen:

@@ -23,11 +23,11 @@ are bounded by the index: nothing grows with the number of distinct queries.
 """
 from __future__ import annotations
 
-import heapq
 import math
 import threading
 from collections import OrderedDict, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from functools import partial
 from typing import Any, Generic, TypeVar
 
 from kb.search.analysis import Analysis, analyze
@@ -118,6 +118,8 @@ class Ranker:
         self._contained: LRU[str, frozenset[int]] = LRU(cache_size)
         self._group_docs: LRU[tuple[str, ...], int] = LRU(cache_size)
         self._word_docs: LRU[tuple[str, ...], set[int]] = LRU(cache_size)
+        self._votes: LRU[tuple[str, ...], str | None] = LRU(cache_size)
+        self._outside = {f: frozenset(d for d, g in enumerate(self.family) if g != f) for f in set(self.family)}
 
     # --- terms ----------------------------------------------------------------------
 
@@ -289,14 +291,8 @@ class Ranker:
         for g in groups:
             if self.lex.generic(g.label) and not g.label.isascii():
                 continue
-            docs = self.word_docs(g)
-            if not docs:
-                continue
-            count: defaultdict[str, int] = defaultdict(int)
-            for d in docs:
-                count[self.family[d]] += 1
-            fam, n = max(count.items(), key=lambda x: x[1])
-            if n >= DOMAIN_SHARE * len(docs):
+            fam = self._votes.get(tuple(g.strings()), partial(self._vote, g))
+            if fam is not None:
                 votes[fam] += self.rarity(g)
         if not votes:
             return None
@@ -305,36 +301,57 @@ class Ranker:
             return ranked[0][0]
         return None
 
+    def _vote(self, g: Group) -> str | None:
+        """The family nearly all the clauses holding the group's words belong to, if any."""
+        docs = self.word_docs(g)
+        if not docs:
+            return None
+        count: defaultdict[str, int] = defaultdict(int)
+        for d in docs:
+            count[self.family[d]] += 1
+        fam, n = max(count.items(), key=lambda x: x[1])
+        return fam if n >= DOMAIN_SHARE * len(docs) else None
+
     def rank(self, groups: list[Group], allowed: Callable[[int], bool] | None = None,
              text: str = "") -> list[tuple[int, float]]:
         """Clauses matching the groups, best first (see the module docstring)."""
         required = [g for g in groups if g.required]
         optional = [g for g in groups if not g.required]
-        scores: defaultdict[int, float] = defaultdict(float)
+        scores: dict[int, float]
         if FUSION == "rrf":
-            scores = self._rrf(groups, text)
+            scores = dict(self._rrf(groups, text))
         else:
-            for g in groups:
-                for d, sc in self.group_scores(g).items():
-                    scores[d] += sc
+            scores = {}
+            for g in groups:   # each clause's sum in group order (the same floats every time)
+                gs = self.group_scores(g)
+                if not scores:
+                    scores = dict(gs)
+                    continue
+                get = scores.get
+                for d, sc in gs.items():
+                    scores[d] = get(d, 0.0) + sc
             if text and QUERY_GRAM_WEIGHT and optional:
+                every = len(optional) > 1
                 for d, sc in self.gram_scores(text).items():
-                    if d in scores or len(optional) > 1:
+                    if every:
+                        scores[d] = scores.get(d, 0.0) + QUERY_GRAM_WEIGHT * sc
+                    elif d in scores:
                         scores[d] += QUERY_GRAM_WEIGHT * sc
         if allowed is not None:
-            scores = defaultdict(float, {d: s for d, s in scores.items() if allowed(d)})
+            scores = {d: s for d, s in scores.items() if allowed(d)}
         for g in required:
             docs = self.group_docs(g)
-            scores = defaultdict(float, {d: s for d, s in scores.items() if d in docs})
+            scores = {d: s for d, s in scores.items() if d in docs}
         if not scores:
             return []
         fam = self.query_family(optional)
         if fam is not None:
-            for d in scores:
-                if self.family[d] != fam:
-                    scores[d] *= DOMAIN_PENALTY
+            outside = self._outside[fam]
+            for d in (outside.intersection(scores) if len(outside) < len(scores)
+                      else [d for d in scores if d in outside]):
+                scores[d] *= DOMAIN_PENALTY
         if len(scores) > CANDIDATES:  # coverage only lowers a score: the rest cannot rise above these
-            scores = defaultdict(float, heapq.nlargest(CANDIDATES, scores.items(), key=lambda x: (x[1], -x[0])))
+            scores = _top(scores, CANDIDATES)
         covers = [self.unit_docs(g) if UNIT_EVIDENCE else self.group_docs(g) for g in optional]
         weights = [g.weight * self.rarity(g) if not c.isdisjoint(scores) else 0.0
                    for g, c in zip(optional, covers)]
@@ -344,17 +361,28 @@ class Ranker:
             if w:
                 for d in (c.intersection(scores) if len(c) < len(scores) else [d for d in scores if d in c]):
                     got[d] += w
-        keyed = []
-        for d, score in scores.items():
-            share = got[d] / total if total else 1.0
-            keyed.append((share >= 1.0 - 1e-9 or not STRICT_TIER, score * share ** COVERAGE_POWER, -d))
+        if STRICT_TIER:
+            tiered = []
+            for d, score in scores.items():
+                share = got[d] / total if total else 1.0
+                tiered.append((share >= 1.0 - 1e-9, score * share ** COVERAGE_POWER, -d))
+            tiered.sort(reverse=True)
+            return [(-neg, score) for _, score, neg in tiered]
+        if total:
+            keyed = [(score * (got[d] / total) ** COVERAGE_POWER, -d) for d, score in scores.items()]
+        else:
+            keyed = [(score, -d) for d, score in scores.items()]
         keyed.sort(reverse=True)
-        return [(-neg, score) for _, score, neg in keyed]
+        return [(-neg, score) for score, neg in keyed]
 
 
-def hits(groups: Iterable[Group], hay: str) -> list[str]:
-    """The strings of the groups that occur in a clause's normalized text (for snippets)."""
-    return [s for g in groups for s in g.strings() if s and s in hay]
+def _top(scores: dict[int, float], k: int) -> dict[int, float]:
+    """The k best of ``scores``, ties broken by the lower clause number (as a stable rank)."""
+    cut = sorted(scores.values(), reverse=True)[k - 1]
+    top = {d: s for d, s in scores.items() if s > cut}
+    ties = sorted(d for d, s in scores.items() if s == cut)[:k - len(top)]
+    top.update((d, cut) for d in ties)
+    return top
 
 
 # The ranking constants in one place (mirrored by the site's browser engine).

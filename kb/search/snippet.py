@@ -1,7 +1,9 @@
 """Result snippets: the clause text around the query's words, with the words marked."""
 from __future__ import annotations
 
+import bisect
 import html
+import re
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -10,23 +12,39 @@ from kb.search.analysis import normalize
 SNIPPET_CHARS = 120
 
 
+_SPECIAL = re.compile("[&<>\"']")
+
+
 @lru_cache(maxsize=2048)
-def _normalized(display: str) -> str:
-    return normalize(display)
+def _normalized(display: str) -> tuple[str, bool]:
+    """The normalized text, and whether the display text holds a character HTML escapes."""
+    return normalize(display), _SPECIAL.search(display) is not None
 
 
-def highlight(display: str, terms: Iterable[str], width: int = SNIPPET_CHARS) -> str:
+def mark_order(terms: Iterable[str]) -> tuple[str, ...]:
+    """Terms once each, longest first, then in a fixed order (a longer term is marked before its parts)."""
+    return tuple(sorted(set(terms), key=lambda t: (-len(t), t)))
+
+
+def _plain(s: str) -> str:
+    return s
+
+
+def highlight(display: str, terms: Iterable[str], width: int = SNIPPET_CHARS, *,
+              ordered: bool = False) -> str:
     """HTML snippet of ``display`` with each term occurrence in <mark>; everything escaped.
 
     Terms are normalized strings; they are found in ``normalize(display)``, which has
     the same length, so the marks fall on the text as shown (Traditional or Simplified).
+    ``ordered``: the terms are already in ``mark_order`` (and none is empty).
     """
     if not display:
         return ""
-    norm = _normalized(display)
+    norm, special = _normalized(display)
+    esc = html.escape if special else _plain
     taken = bytearray(len(norm))
     spans: list[tuple[int, int]] = []
-    for t in sorted({t for t in terms if t}, key=lambda t: (-len(t), t)):   # longest first, then a fixed order
+    for t in (terms if ordered else mark_order(t for t in terms if t)):
         start = norm.find(t)
         while start >= 0:
             end = start + len(t)
@@ -37,24 +55,37 @@ def highlight(display: str, terms: Iterable[str], width: int = SNIPPET_CHARS) ->
     spans.sort()
     lo, hi = 0, len(display)
     if len(display) > width:
-        best_lo, best_n = 0, -1
-        for s, _ in spans:
-            cand = max(0, min(s - width // 6, len(display) - width))
-            n = sum(1 for a, b in spans if a >= cand and b <= cand + width)
-            if n > best_n:
-                best_lo, best_n = cand, n
-        lo, hi = best_lo, best_lo + width
+        lo = _window(spans, len(display), width)
+        hi = lo + width
     out: list[str] = ["…"] if lo > 0 else []
     pos = lo
     for s, e in spans:
         if s >= lo and e <= hi:
-            out.append(html.escape(display[pos:s]))
-            out.append("<mark>" + html.escape(display[s:e]) + "</mark>")
+            out.append(esc(display[pos:s]))
+            out.append("<mark>" + esc(display[s:e]) + "</mark>")
             pos = e
-    out.append(html.escape(display[pos:hi]))
+    out.append(esc(display[pos:hi]))
     if hi < len(display):
         out.append("…")
     return "".join(out)
+
+
+def _window(spans: list[tuple[int, int]], length: int, width: int) -> int:
+    """The start of the ``width`` characters holding the most marks (the first such, near a mark)."""
+    best_lo, best_n = 0, -1
+    starts = [a for a, _ in spans]
+    for s, _ in spans:
+        cand = max(0, min(s - width // 6, length - width))
+        # spans are sorted and disjoint: those from cand on, ending by cand + width
+        first = bisect.bisect_left(starts, cand)
+        n = 0
+        for _, b in spans[first:]:
+            if b > cand + width:
+                break
+            n += 1
+        if n > best_n:
+            best_lo, best_n = cand, n
+    return best_lo
 
 
 def plain_snippet(snippet: str) -> str:
