@@ -235,11 +235,7 @@ class SearchEngine:
         hant = parsed.script == "hant"
         title = (d["title_hant"] if hant else d["title_hans"]) or ""
         text = (d["text_hant"] if hant else d["text_hans"]) or ""
-        citation = d["citation"]
-        if hant and citation:
-            from kb.normalise import to_hant
-
-            citation = to_hant(citation)
+        citation = d["citation_hant"] if hant else d["citation"]
         return {"id": d["id"], "work": d["work"], "citation": citation, "title": title,
                 "snippet": highlight(text or title, [t for t in parsed.marks if t in self.hay[n]], ordered=True)}
 

@@ -38,6 +38,7 @@ import whoosh.index
 
 from kb import works
 from kb.errors import KbError
+from kb.normalise import to_hant
 from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, is_cjk, normalize, read_userdict
 from kb.search.lexicon import Lexicon
 from kb.search.schema import COUNTS, GRAM_FIELDS, STORED, WORD_FIELDS, make_schema, term_counts
@@ -45,7 +46,7 @@ from kb.search.synonyms import CURATED_PATHS, SYNONYMS_PATH, VOCABULARY_PATH, lo
 
 META_FILE = "kb-index.json"
 DATA_FILES = ("lexicon.json", "mined.json")   # besides whoosh's own files
-SCHEMA_VERSION = "9"
+SCHEMA_VERSION = "10"
 COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
 
 
@@ -135,7 +136,8 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             pathkey="".join(p + "/" for p in path),
             order=r["order"] if isinstance(r.get("order"), int) else 0,
             law=r["law"] if isinstance(r.get("law"), int) else None,
-            citation=str(r.get("citation") or ""), parent=r.get("parent"),
+            citation=str(r.get("citation") or ""), citation_hant=to_hant(str(r.get("citation") or "")),
+            parent=r.get("parent"),
             title_hans=title, title_hant=r.get("title_hant") or title,
             text_hans=text, text_hant=r.get("text_hant") or text,
             context="\n".join(reversed(ancestors)),

@@ -109,6 +109,8 @@ class Ranker:
             self.post[f] = post
             self.dl[f] = lengths
             self.avgdl[f] = max(1.0, sum(lengths) / self.n)
+        # BM25's length normalisation of each clause in each field
+        self.norm = {f: [K1 * (1 - B + B * n / self.avgdl[f]) for n in self.dl[f]] for f in self.post}
         self._bm25: dict[str, dict[str, dict[int, float]]] = {f: {} for f in self.post}  # index terms only
         self._words: LRU[str, dict[int, float]] = LRU(cache_size)
         self._grams: LRU[str, dict[int, float]] = LRU(cache_size)
@@ -163,8 +165,8 @@ class Ranker:
         if not rows:
             return _EMPTY
         idf = math.log(1.0 + (self.n - len(rows) + 0.5) / (len(rows) + 0.5))
-        dl, avg = self.dl[field], self.avgdl[field]
-        got = {d: idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl[d] / avg)) for d, tf in rows.items()}
+        norm = self.norm[field]
+        got = {d: idf * tf * (K1 + 1) / (tf + norm[d]) for d, tf in rows.items()}
         cache[term] = got
         return got
 
