@@ -351,7 +351,8 @@ def _markers_from_repeated_copy(adapted: Adapted, segments: list[Segment], outli
         label = node.path[-1]
         marker = rf"[（(]\s*{label}\s*[）)]" if node.level == "subitem" else rf"{label}\s*[．.、]"
         for title in [t.lstrip("~") for t in node.titles]:
-            hit = next((m for p in copy if (m := re.match(rf"\s*({marker})\s*{re.escape(title)}", p))), None)
+            hit = next((m for p in copy
+                        if title in p and (m := re.match(rf"\s*({marker})\s*{re.escape(title)}", p))), None)
             if hit:
                 seg.extra["marker"] = hit.group(1)
                 seg.notes.append({"kind": "recovery",
