@@ -118,16 +118,17 @@ def server():
 
 
 @pytest.fixture(scope="module")
-def static_site():
+def static_site(session_build):
     """The session's built site on a plain static file server (no API): what a static host gives."""
     from kbbrowser import static_server
-    with static_server(Path(os.environ["KB_BUILD_DIR"]).parent / "site") as url:
+    with static_server(session_build.parent / "site") as url:
         yield url
 
 
 @pytest.fixture(scope="module")
-def browser():
-    """Debian's Chromium, headless, driven by Playwright."""
+def browser(session_build):
+    """Debian's Chromium, headless, driven by Playwright (launched after the session's build,
+    which prints its PDFs with a Chromium of its own)."""
     from kbbrowser import chromium
     with chromium() as b:
         yield b

@@ -83,6 +83,20 @@ def kb_serve(build: Path, *args: str) -> Iterator[str]:
             proc.wait()
 
 
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1280, "height": 900}}
+
+
+def new_page(browser: Any, device: dict, **options: Any) -> tuple[Any, Any, list[str]]:
+    """A new context and page of ``device``, and the list its page errors are collected in."""
+    context = browser.new_context(**device, **options)
+    pg = context.new_page()
+    pg.set_default_timeout(15_000)
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    return context, pg, errors
+
+
 class _Quiet(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass

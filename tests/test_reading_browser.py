@@ -1,5 +1,5 @@
 """Reading at the table, in Chromium: the clause you came for, copy-citation, notes on tap,
-compare labels and tables on a phone, and axe-core with zero serious or critical violations.
+compare labels and tables on a phone (axe-core: test_accessibility_browser.py).
 
 Drives Debian's chromium (/usr/bin/chromium, or $KB_CHROMIUM) through Playwright, against the
 built site on a plain static file server.
@@ -7,37 +7,7 @@ built site on a plain static file server.
 from __future__ import annotations
 
 import pytest
-from kbbrowser import chromium, static_server
-
-from kb import build as b
-
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True}
-DESKTOP = {"viewport": {"width": 1280, "height": 900}}
-PAGE_KINDS = {"home": "", "law": "cbr1999/law-67/", "compare": "compare/law-45/", "mahjong": "twmj16/",
-              "scoring": "twmj16/patterns/", "search": "search/?q=明手"}
-
-
-@pytest.fixture(scope="module")
-def base():
-    with static_server(b.site_dir(b.ensure_built(None, need_site=True))) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser(base):
-    """Chromium, launched after the site is built (the build prints PDFs with its own Playwright)."""
-    with chromium() as br:
-        yield br
-
-
-def new_page(browser, device: dict, **options):
-    context = browser.new_context(**device, **options)
-    pg = context.new_page()
-    pg.set_default_timeout(15_000)
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
-    return context, pg, errors
-
+from kbbrowser import DESKTOP, PHONE, new_page
 
 TOP_OF = "id => document.getElementById(id).getBoundingClientRect().top"
 HIGHLIGHTED = ("id => { const c = document.getElementById(id).closest('.kb-clause');"
@@ -45,9 +15,9 @@ HIGHLIGHTED = ("id => { const c = document.getElementById(id).closest('.kb-claus
 
 
 @pytest.mark.parametrize("device", [PHONE, DESKTOP], ids=["phone", "desktop"])
-def test_landing_on_a_clause_puts_it_at_the_top_highlighted(browser, base, device):
+def test_landing_on_a_clause_puts_it_at_the_top_highlighted(browser, static_site, device):
     context, pg, errors = new_page(browser, device)
-    pg.goto(f"{base}/hans/cbr1999/law-67/#67B1b", wait_until="load")
+    pg.goto(f"{static_site}/hans/cbr1999/law-67/#67B1b", wait_until="load")
     pg.wait_for_timeout(300)
     header = pg.evaluate("document.querySelector('.md-header').getBoundingClientRect().bottom")
     top = pg.evaluate(TOP_OF, "67B1b")
@@ -64,9 +34,9 @@ def test_landing_on_a_clause_puts_it_at_the_top_highlighted(browser, base, devic
     assert not errors, errors
 
 
-def test_copy_citation_copies_the_citation_and_the_url(browser, base):
+def test_copy_citation_copies_the_citation_and_the_url(browser, static_site):
     context, pg, errors = new_page(browser, PHONE, permissions=["clipboard-read", "clipboard-write"])
-    url = f"{base}/hans/cbr1999/law-67/"
+    url = f"{static_site}/hans/cbr1999/law-67/"
     pg.goto(url + "#67B1b", wait_until="load")
     button = pg.locator('[id="67B1b"] .kb-cite-btn')
     box = button.bounding_box()
@@ -80,24 +50,24 @@ def test_copy_citation_copies_the_citation_and_the_url(browser, base):
     assert not errors, errors
 
 
-def test_copy_citation_without_the_clipboard_api(browser, base):
+def test_copy_citation_without_the_clipboard_api(browser, static_site):
     """Over plain http on a local network there is no navigator.clipboard: the selection fallback copies."""
     context, pg, errors = new_page(browser, DESKTOP)
     pg.add_init_script("Object.defineProperty(window, 'isSecureContext', {value: false});"
                        "window.__copied = [];"
                        "document.execCommand = function (c) {"
                        " window.__copied.push(document.activeElement.value); return c === 'copy'; };")
-    pg.goto(f"{base}/hant/cbr1999/law-45/", wait_until="load")
+    pg.goto(f"{static_site}/hant/cbr1999/law-45/", wait_until="load")
     pg.locator('[id="45C4b"] .kb-cite-btn').click()
-    assert pg.evaluate("window.__copied") == [f"45C4(b) {base}/hant/cbr1999/law-45/#45C4b"]
+    assert pg.evaluate("window.__copied") == [f"45C4(b) {static_site}/hant/cbr1999/law-45/#45C4b"]
     assert pg.locator('[id="45C4b"] .kb-cite-btn').text_content() == "已複製"
     context.close()
     assert not errors, errors
 
 
-def test_notes_on_references_show_on_tap(browser, base):
+def test_notes_on_references_show_on_tap(browser, static_site):
     context, pg, errors = new_page(browser, PHONE)
-    pg.goto(f"{base}/hans/cbr1999/law-41/", wait_until="load")
+    pg.goto(f"{static_site}/hans/cbr1999/law-41/", wait_until="load")
     ref = pg.locator(".kb-ref.kb-external").first
     ref.tap()
     note = pg.locator(".kb-ref-note").first
@@ -110,9 +80,9 @@ def test_notes_on_references_show_on_tap(browser, base):
 
 @pytest.mark.parametrize("edition, labels", [("hans", ("中国桥牌竞赛规则（1999）", "1997 年桥牌规则（另一中译本）")),
                                              ("hant", ("中國橋牌競賽規則（1999）", "1997 年橋牌規則（另一中譯本）"))])
-def test_compare_labels_visible_on_a_phone(browser, base, edition, labels):
+def test_compare_labels_visible_on_a_phone(browser, static_site, edition, labels):
     context, pg, errors = new_page(browser, PHONE)
-    pg.goto(f"{base}/{edition}/compare/law-45/#45C4b", wait_until="load")
+    pg.goto(f"{static_site}/{edition}/compare/law-45/#45C4b", wait_until="load")
     pair = pg.locator('[id="45C4b"] + .kb-pair')
     shown = [t.strip() for t in pair.locator(".kb-pair-label").all_text_contents()]
     assert shown == list(labels)
@@ -121,9 +91,9 @@ def test_compare_labels_visible_on_a_phone(browser, base, edition, labels):
     assert not errors, errors
 
 
-def test_the_mahjong_table_fits_a_phone(browser, base):
+def test_the_mahjong_table_fits_a_phone(browser, static_site):
     context, pg, errors = new_page(browser, PHONE)
-    pg.goto(f"{base}/hans/twmj16/", wait_until="load")
+    pg.goto(f"{static_site}/hans/twmj16/", wait_until="load")
     width = pg.evaluate("document.documentElement.clientWidth")
     assert pg.evaluate("document.documentElement.scrollWidth") <= width
     right = pg.evaluate("Math.max(...[...document.querySelectorAll('article table td, article table th')]"
@@ -131,37 +101,3 @@ def test_the_mahjong_table_fits_a_phone(browser, base):
     assert right <= width, (right, width)                      # no column cut off
     context.close()
     assert not errors, errors
-
-
-# The two colour schemes share the DOM: every rule runs in the light scheme, and the rules that read
-# colours run again after the reader switches to the dark one (mkdocs-material's palette toggle).
-COLOUR_RULES = {"runOnly": {"type": "rule", "values": ["color-contrast", "link-in-text-block"]},
-                "resultTypes": ["violations"]}
-SCHEME = "() => document.body.getAttribute('data-md-color-scheme')"
-
-
-@pytest.mark.parametrize("edition", ["hans", "hant"])
-def test_axe_no_serious_or_critical_violations(browser, base, edition):
-    from axe_playwright_python.sync_playwright import Axe
-    axe = Axe()
-    found = []
-    for device in (PHONE, DESKTOP):
-        context, pg, errors = new_page(browser, device, color_scheme="light")
-        for kind, path in PAGE_KINDS.items():
-            pg.goto(f"{base}/{edition}/{path}", wait_until="load")
-            pg.wait_for_timeout(200)
-            assert pg.evaluate(SCHEME) == "default", (kind, pg.evaluate(SCHEME))
-            runs = [("light", axe.run(pg))]
-            pg.evaluate("() => document.querySelector('input[data-md-color-scheme=slate]').click()")
-            pg.wait_for_function(f"() => ({SCHEME[6:]}) === 'slate'")
-            runs.append(("dark", axe.run(pg, options=COLOUR_RULES)))
-            pg.evaluate("() => document.querySelector('input[data-md-color-scheme=default]').click()")
-            pg.wait_for_function(f"() => ({SCHEME[6:]}) === 'default'")   # the choice persists: back to light
-            for scheme, result in runs:
-                for v in result.response["violations"]:
-                    if v["impact"] in ("serious", "critical"):
-                        found.append((kind, scheme, device["viewport"]["width"], v["id"], v["nodes"][0]["target"],
-                                      v["nodes"][0].get("failureSummary", "")[:160]))
-        context.close()
-        assert not errors, errors
-    assert not found, found

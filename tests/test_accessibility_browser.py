@@ -1,0 +1,46 @@
+"""Accessibility in Chromium: axe-core finds no serious or critical violation on any kind of page,
+in either edition, on a phone and on a desktop, in the light and the dark colour scheme.
+
+In a file of its own so that the test run can give it a process of its own (it is the slowest).
+"""
+from __future__ import annotations
+
+import pytest
+from kbbrowser import DESKTOP, PHONE, new_page
+
+PAGE_KINDS = {"home": "", "law": "cbr1999/law-67/", "compare": "compare/law-45/", "mahjong": "twmj16/",
+              "scoring": "twmj16/patterns/", "search": "search/?q=明手"}
+
+
+# The two colour schemes share the DOM: every rule runs in the light scheme, and the rules that read
+# colours run again after the reader switches to the dark one (mkdocs-material's palette toggle).
+COLOUR_RULES = {"runOnly": {"type": "rule", "values": ["color-contrast", "link-in-text-block"]},
+                "resultTypes": ["violations"]}
+SCHEME = "() => document.body.getAttribute('data-md-color-scheme')"
+
+
+@pytest.mark.parametrize("edition", ["hans", "hant"])
+def test_axe_no_serious_or_critical_violations(browser, static_site, edition):
+    from axe_playwright_python.sync_playwright import Axe
+    axe = Axe()
+    found = []
+    for device in (PHONE, DESKTOP):
+        context, pg, errors = new_page(browser, device, color_scheme="light")
+        for kind, path in PAGE_KINDS.items():
+            pg.goto(f"{static_site}/{edition}/{path}", wait_until="load")
+            pg.wait_for_timeout(200)
+            assert pg.evaluate(SCHEME) == "default", (kind, pg.evaluate(SCHEME))
+            runs = [("light", axe.run(pg))]
+            pg.evaluate("() => document.querySelector('input[data-md-color-scheme=slate]').click()")
+            pg.wait_for_function(f"() => ({SCHEME[6:]}) === 'slate'")
+            runs.append(("dark", axe.run(pg, options=COLOUR_RULES)))
+            pg.evaluate("() => document.querySelector('input[data-md-color-scheme=default]').click()")
+            pg.wait_for_function(f"() => ({SCHEME[6:]}) === 'default'")   # the choice persists: back to light
+            for scheme, result in runs:
+                for v in result.response["violations"]:
+                    if v["impact"] in ("serious", "critical"):
+                        found.append((kind, scheme, device["viewport"]["width"], v["id"], v["nodes"][0]["target"],
+                                      v["nodes"][0].get("failureSummary", "")[:160]))
+        context.close()
+        assert not errors, errors
+    assert not found, found
