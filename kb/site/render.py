@@ -75,25 +75,34 @@ class Renderer:
         return f"{name}\n"
 
     def text_with_refs(self, rec: Record, page: str) -> str:
+        """The record's text in Markdown, each resolved reference a link, the others marked."""
+        def link(piece: str, href: str, target: str) -> str:
+            title = self.layout.by_id[target].citation
+            return f'[{piece}]({href} "{html.escape(target)} {html.escape(title)}")'
+        return self._with_refs(rec, page, escape, link)
+
+    def _with_refs(self, rec: Record, page: str, esc: Callable[[str], str],
+                   link: Callable[[str, str, str], str]) -> str:
+        """The record's text, escaped by ``esc``, with ``link(piece, href, target)`` for each
+        resolved reference and a marked span for the others (external, lost, unresolved)."""
         text = self.field(rec, "text")
         out, pos = [], 0
         for ref in sorted(rec.refs, key=lambda r: r["span"][0]):
             a, b = ref["span"]
             if a < pos:
                 continue
-            out.append(escape(text[pos:a]))
-            piece = escape(text[a:b])
+            out.append(esc(text[pos:a]))
+            piece = esc(text[a:b])
             target = ref.get("target")
             href = self.layout.href(page, target) if target and ref["status"] == "resolved" else None
             if href and target:
-                title = self.layout.by_id[target].citation
-                out.append(f'[{piece}]({href} "{html.escape(target)} {html.escape(title)}")')
+                out.append(link(piece, href, target))
             else:
                 why = {"external": self.t("本库未收此条"), "lost": self.t("原文数字已佚，无法确定所指"),
                        "unresolved": self.t("无法解析")}.get(ref["status"], ref["status"])
                 out.append(f'<span class="kb-ref kb-{ref["status"]}" title="{why}">{piece}</span>')
             pos = b
-        out.append(escape(text[pos:]))
+        out.append(esc(text[pos:]))
         return "".join(out)
 
     def heading(self, rec: Record, level: int | None = None) -> str:
@@ -225,28 +234,10 @@ class Renderer:
 
     def text_html(self, rec: Record, page: str) -> str:
         """The HTML of ``text_with_refs`` (a plain record's), without the paragraph around it."""
-        text = self.field(rec, "text")
-        if not text:
-            return ""
-        pieces, pos = [], 0
-        for ref in sorted(rec.refs, key=lambda r: r["span"][0]):
-            a, b = ref["span"]
-            if a < pos:
-                continue
-            pieces.append(_text(text[pos:a]))
-            piece = _text(text[a:b])
-            target = ref.get("target")
-            href = self.layout.href(page, target) if target and ref["status"] == "resolved" else None
-            if href and target:
-                title = html.escape(f"{target} {self.layout.by_id[target].citation}")
-                pieces.append(f'<a href="{page_url(page, href)}" title="{title}">{piece}</a>')
-            else:
-                why = {"external": self.t("本库未收此条"), "lost": self.t("原文数字已佚，无法确定所指"),
-                       "unresolved": self.t("无法解析")}.get(ref["status"], ref["status"])
-                pieces.append(f'<span class="kb-ref kb-{ref["status"]}" title="{why}">{piece}</span>')
-            pos = b
-        pieces.append(_text(text[pos:]))
-        return "".join(pieces)
+        def link(piece: str, href: str, target: str) -> str:
+            title = html.escape(f"{target} {self.layout.by_id[target].citation}")
+            return f'<a href="{page_url(page, href)}" title="{title}">{piece}</a>'
+        return self._with_refs(rec, page, _text, link)
 
     def citation(self, rec: Record) -> str:
         """How a person cites the record: 67B1(b), 第67条, 计台名堂 13."""
