@@ -29,6 +29,13 @@ os.environ["KB_BUILD_DIR"] = str(_SESSION_TMP / "build")
 os.environ.setdefault("KB_CACHE_DIR", str(ROOT / ".kb-cache"))
 
 
+def pytest_collection_modifyitems(session, config, items):
+    """The browser test files first (each file keeps its own order): they are the slowest, and
+    started first they run beside the rest instead of after it when the files are shared out
+    among xdist's processes (`--dist loadfile`)."""
+    items.sort(key=lambda item: not item.path.name.endswith("_browser.py"))
+
+
 def pytest_sessionfinish(session, exitstatus):
     if _OWNER:
         shutil.rmtree(_SESSION_TMP, ignore_errors=True)
