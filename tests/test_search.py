@@ -193,6 +193,13 @@ def test_other_synonyms(engine: SearchEngine):
     assert ids(engine.search("防守人 牌张 同伴看到"))[0].endswith(":45C1")
 
 
+def test_taiwan_words_for_trick_and_pass(engine: SearchEngine):
+    """磴 is Taiwan's 墩 (a single-character group: 第十二磴 reads as 第十二墩); 派斯 is 不叫."""
+    assert "第十二墩" in engine.parser._group("第十二磴").strings()
+    assert with_twins(engine.search("第十二磴的藏牌"))[0] in {"cbr1999:64B6", "cbr1999:62D"}
+    assert "不叫" in engine.parser._group("派斯").strings()
+
+
 def test_stopword_members_are_not_expanded(engine: SearchEngine):
     group = engine.parser._group("胡")
     assert "和" not in group.strings()
