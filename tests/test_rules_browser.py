@@ -6,21 +6,17 @@ import re
 from pathlib import Path
 
 import pytest
+from kbbrowser import PHONE, new_page
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).absolute()
 SITE = BUILD.parent / "site"
-PHONE = {"width": 390, "height": 844}
 HAND = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p", "6p", "7p", "8p", "5s", "5s"]
 
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
-    pg = context.new_page()
-    pg.set_default_timeout(15_000)
-    errors: list[str] = []
-    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    context, pg, errors = new_page(browser, PHONE)
     yield pg
     context.close()
     assert not errors, errors
@@ -51,7 +47,7 @@ def test_mahjong_calculator_on_a_phone(server, page, script, total, name, tmp_pa
     link.tap()
     page.wait_for_url(re.compile(r"/twmj16/patterns/#patterns-\d+"))
     # nothing wider than the phone
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["viewport"]["width"]
 
 
 def test_mahjong_calculator_error_is_one_line(server, page):
