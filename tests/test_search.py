@@ -194,10 +194,11 @@ def test_other_synonyms(engine: SearchEngine):
 
 
 def test_taiwan_words_for_trick_and_pass(engine: SearchEngine):
-    """磴 is Taiwan's 墩 (a single-character group: 第十二磴 reads as 第十二墩); 派斯 is 不叫."""
+    """磴 is Taiwan's 墩 (a single-character group: 第十二磴 reads as 第十二墩); 派斯 is 不叫; 无王 is 无将."""
     assert "第十二墩" in engine.parser._group("第十二磴").strings()
     assert with_twins(engine.search("第十二磴的藏牌"))[0] in {"cbr1999:64B6", "cbr1999:62D"}
     assert "不叫" in engine.parser._group("派斯").strings()
+    assert "无将" in engine.parser._group("无王").strings()
 
 
 def test_stopword_members_are_not_expanded(engine: SearchEngine):

@@ -131,13 +131,13 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         title = r.get("title_hans") or ""
         text = r.get("text_hans") or ""
         path = [str(p) for p in r.get("path") or []]
+        citation = str(r.get("citation") or "")
         yield dict(
             id=r["id"], work=r["work"], level=str(r.get("level") or ""),
             pathkey="".join(p + "/" for p in path),
             order=r["order"] if isinstance(r.get("order"), int) else 0,
             law=r["law"] if isinstance(r.get("law"), int) else None,
-            citation=str(r.get("citation") or ""), citation_hant=to_hant(str(r.get("citation") or "")),
-            parent=r.get("parent"),
+            citation=citation, citation_hant=to_hant(citation), parent=r.get("parent"),
             title_hans=title, title_hant=r.get("title_hant") or title,
             text_hans=text, text_hant=r.get("text_hant") or text,
             context="\n".join(reversed(ancestors)),
