@@ -31,6 +31,7 @@ PAGES = {
     "mahjong": "twmj16/",
     "scoring": "twmj16/patterns/",
     "search": "search/?q=明手",
+    "subjects": "cbr1999/subjects/#letter-L",
 }
 DEVICES = {
     "phone": {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True, "has_touch": True},

@@ -40,7 +40,7 @@ from kb.sources import sources_dir
 
 PACKAGE = Path(__file__).resolve().parent
 LOCK_WAIT_SECONDS = 900.0
-DEPENDENCIES = ("opencc", "jieba", "whoosh-reloaded", "mkdocs", "mkdocs-material")
+DEPENDENCIES = ("opencc", "jieba", "whoosh-reloaded", "mkdocs", "mkdocs-material", "pypinyin")
 
 
 def default_build_dir() -> Path:
@@ -186,6 +186,7 @@ def _build_locked(out: Path, with_site: bool) -> Path:
     from kb.pipeline import ingest
     from kb.records import write_jsonl
     from kb.stats import corpus_stats
+    from kb.subjects import attach_subjects
 
     _replaceable(out, "build")  # fail before the work, not after it
     _replaceable(site_dir(out), "site")
@@ -198,6 +199,7 @@ def _build_locked(out: Path, with_site: bool) -> Path:
             records = corpus.records
         with _stage(stages, "link"):
             link_records(records)
+            attach_subjects(records)
         with _stage(stages, "records"):
             write_jsonl(records, tmp / "records.jsonl")
             (tmp / "stats.json").write_text(json.dumps(corpus_stats(corpus), ensure_ascii=False, indent=1),

@@ -50,6 +50,7 @@ class Record:
     tai: str | None = None      # mahjong scoring items: the 台 value as the text gives it ("16", "2N")
     refs: list[dict[str, Any]] = field(default_factory=list)
     cited_by: list[str] = field(default_factory=list)
+    subjects: list[str] = field(default_factory=list)  # the editors' index terms (kb/data/subjects/)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

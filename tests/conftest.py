@@ -57,8 +57,10 @@ def linked_records():
     """The real records, ingested and cross-linked in-process: no index, no site."""
     from kb.link import link_records
     from kb.pipeline import ingest
+    from kb.subjects import attach_subjects
     recs = ingest().records
     link_records(recs)
+    attach_subjects(recs)
     return recs
 
 

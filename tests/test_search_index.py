@@ -56,10 +56,11 @@ def test_opening_reads_what_the_analysis_cuts(index_dir: Path, lex: Lexicon):
     records = list(read_records(FIXTURE))
     assert [d["id"] for d in docs] == [r["id"] for r in records]
     for d in docs:
-        body = analyze(d["title_hans"] + "\n" + d["text_hans"], lex)
+        body = analyze(d["title_hans"] + "\n" + d["text_hans"] + "\n" + d["subjects"], lex)
         want = {"title": [w for w, _, _ in analyze(d["title_hans"], lex).words],
                 "text": [w for w, _, _ in analyze(d["text_hans"], lex).words],
                 "context": [w for w, _, _ in analyze(d["context"], lex).words],
+                "subjects": [w for w, _, _ in analyze(d["subjects"], lex).words],
                 "bigram": body.bigrams, "unigram": body.unigrams}
         assert d["counts"] == {f: dict(Counter(t)) for f, t in want.items()}, d["id"]
 

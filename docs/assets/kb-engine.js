@@ -39,6 +39,8 @@
     this.load = load;
     this.n = Math.max(1, meta.count);
     this.R = meta.ranking;
+    this.slot = {};   // a word field's place in a posting's counts (the ranking's field order)
+    Object.keys(this.R.wordFields).forEach(function (f, i) { self.slot[f] = i; });
     this.Q = meta.query;
     this.fold = {};
     var from = Array.from(meta.fold[0]), to = Array.from(meta.fold[1]);
@@ -86,7 +88,7 @@
     var self = this;
     function attempt() {
       self.pass = { missing: new Set(), analysis: new Map(), bm25: new Map(), contained: new Map(),
-                    groupDocs: new Map(), wordDocs: new Map() };
+                    groupDocs: new Map(), wordDocs: new Map(), contextDocs: new Map() };
       var out = fn();
       var missing = Array.from(self.pass.missing);
       self.pass = null;
@@ -265,14 +267,13 @@
   function pathkey(path) { return path.map(function (p) { return p + "/"; }).join(""); }
 
   // --- postings and BM25 (kb/search/rank.py) ------------------------------------------------------
-  var SLOT = { title: 0, text: 1, context: 2 };
-  // [[doc, tf], ...] of a term in a field: title/text/context words, bigram, unigram.
+  // [[doc, tf], ...] of a term in a field: words of a word field (title, text, ...), bigram, unigram.
   Engine.prototype.posting = function (field, term) {
     var kind = field === "bigram" ? "b" : field === "unigram" ? "u" : "w";
     var shard = this.chunk("p" + (termHash(kind + ":" + term) % this.meta.shards));
     var flat = shard && shard[kind][term], out = [];
     if (!flat) return out;
-    var width = kind === "w" ? 3 : 1, slot = kind === "w" ? SLOT[field] : 0, doc = 0;
+    var width = kind === "w" ? Object.keys(this.slot).length : 1, slot = kind === "w" ? this.slot[field] : 0, doc = 0;
     for (var i = 0; i < flat.length; i += width + 1) {
       doc += flat[i];
       var tf = flat[i + 1 + slot];
@@ -319,7 +320,7 @@
   };
   Engine.prototype.known = function (s) {
     if (this.contained(s).size) return true;
-    for (var f in SLOT) if (this.posting(f, s).length) return true;
+    for (var f in this.slot) if (this.posting(f, s).length) return true;
     return false;
   };
   Engine.prototype.wordScores = function (s) {
@@ -373,7 +374,7 @@
       if (!words.length) return;
       var sets = words.map(function (w) {
         var set = new Set();
-        for (var f in SLOT) self.posting(f, w).forEach(function (r) { set.add(r[0]); });
+        for (var f in self.slot) self.posting(f, w).forEach(function (r) { set.add(r[0]); });
         return set;
       });
       sets[0].forEach(function (d) {
@@ -381,6 +382,25 @@
       });
     });
     this.pass.wordDocs.set(key, out);
+    return out;
+  };
+  // Records an ancestor's title of which holds one of the group's strings as words (rank.py context_docs).
+  Engine.prototype.contextDocs = function (g) {
+    var key = strings(g).join("\u0000"), hit = this.pass.contextDocs.get(key), self = this;
+    if (hit) return hit;
+    var out = new Set();
+    strings(g).forEach(function (s) {
+      var words = self.wordsOf(s);
+      if (!words.length) return;
+      var sets = words.map(function (w) {
+        return new Set(self.posting("context", w).map(function (r) { return r[0]; }));
+      });
+      if (sets.some(function (set) { return !set.size; })) return;
+      sets[0].forEach(function (d) {
+        if (sets.every(function (set) { return set.has(d); })) out.add(d);
+      });
+    });
+    this.pass.contextDocs.set(key, out);
     return out;
   };
   Engine.prototype.rarity = function (g) { return Math.log(1.0 + this.n / (1.0 + this.groupDocs(g).size)); };
@@ -414,9 +434,12 @@
       });
     }
     if (allowed) scores.forEach(function (_, d) { if (!allowed(d)) scores.delete(d); });
-    required.forEach(function (g) {
-      var docs = self.groupDocs(g);
-      scores.forEach(function (_, d) { if (!docs.has(d)) scores.delete(d); });
+    required.forEach(function (g) {   // a quoted phrase stands as typed in the title, the text or a subject term
+      var phrases = strings(g);
+      scores.forEach(function (_, d) {
+        var t = self.phraseText(d);
+        if (t === null || !phrases.some(function (p) { return t.indexOf(p) >= 0; })) scores.delete(d);
+      });
     });
     if (!scores.size) return [];
     var fam = this.queryFamily(optional);
@@ -438,10 +461,15 @@
     var weights = optional.map(function (g, i) {
       return entries.some(function (e) { return covers[i].has(e[0]); }) ? g.weight * self.rarity(g) : 0.0;
     });
+    var context = R.contextCover ? optional.map(function (g) { return self.contextDocs(g); }) : null;
     var total = weights.reduce(function (a, b) { return a + b; }, 0);
     var keyed = entries.map(function (e) {
       var got = 0;
-      covers.forEach(function (c, i) { if (c.has(e[0])) got += weights[i]; });
+      covers.forEach(function (c, i) {
+        if (!weights[i]) return;
+        if (c.has(e[0])) got += weights[i];
+        else if (context && context[i].has(e[0])) got += R.contextCover * weights[i];
+      });
       var share = total ? got / total : 1.0;
       return [share >= 1.0 - 1e-9 || !R.strictTier ? 1 : 0, e[1] * Math.pow(share, R.coveragePower), e[0]];
     });
@@ -579,7 +607,13 @@
     if (!blk) return null;
     var k = d % size, hans = blk.hans[String(k)];
     return { citation: blk.citation[k], title: blk.title[k], text: blk.text[k], url: blk.url[k],
-             titleHans: hans ? hans[0] : blk.title[k], textHans: hans ? hans[1] : blk.text[k] };
+             titleHans: hans ? hans[0] : blk.title[k], textHans: hans ? hans[1] : blk.text[k],
+             subjects: blk.subjects[k] };
+  };
+  // rank.py phrase_text: the search form of title, text and subject terms (null until the block is loaded).
+  Engine.prototype.phraseText = function (d) {
+    var s = this.shown(d);
+    return s ? this.normalize(s.titleHans + "\n" + s.textHans + "\n" + s.subjects) : null;
   };
   // engine.defines: does record d define term?
   Engine.prototype.defines = function (d, term) {

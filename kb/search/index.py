@@ -46,7 +46,7 @@ from kb.search.synonyms import CURATED_PATHS, SYNONYMS_PATH, VOCABULARY_PATH, lo
 
 META_FILE = "kb-index.json"
 DATA_FILES = ("lexicon.json", "mined.json")   # besides whoosh's own files
-SCHEMA_VERSION = "10"
+SCHEMA_VERSION = "12"
 COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
 
 
@@ -141,6 +141,7 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             title_hans=title, title_hant=r.get("title_hant") or title,
             text_hans=text, text_hant=r.get("text_hant") or text,
             context="\n".join(reversed(ancestors)),
+            subjects="\n".join(r.get("subjects") or []),
         )
 
 
@@ -148,7 +149,7 @@ def _indexed(doc: dict[str, Any], lex: Lexicon) -> dict[str, Any]:
     """A document as whoosh is given it: stored fields, the texts each field cuts, and
     the term frequencies of those texts."""
     fields = dict(doc, title=doc["title_hans"], text=doc["text_hans"])
-    body = doc["title_hans"] + "\n" + doc["text_hans"]
+    body = "\n".join((doc["title_hans"], doc["text_hans"], doc["subjects"]))
     fields.update({name: body for name in GRAM_FIELDS})
     fields[COUNTS] = term_counts(fields, lex)
     return {k: v for k, v in fields.items() if v is not None}
@@ -308,6 +309,7 @@ def read_documents(index_dir: Path) -> list[dict[str, Any]]:
         for docnum, stored in enumerate(reader.all_stored_fields()):
             doc = {name: stored.get(name) for name in ("id", "work", *STORED)}
             doc["context"] = stored.get("context") or ""
+            doc["subjects"] = stored.get("subjects") or ""
             counts = stored.get(COUNTS)
             if not isinstance(counts, dict) or set(counts) != {*WORD_FIELDS, *GRAM_FIELDS}:
                 raise KbError(f"{index_dir}: document {docnum} of the search index has no term counts "

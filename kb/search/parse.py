@@ -44,7 +44,7 @@ STOPWORDS = frozenset("""
 可以 可不可以 能否 能不能 是否 是不是 会不会 要不要 该怎么 怎么办 咋 咋办
 时候 的话 有没有 还是 么样 行不行 对不对 对吗 算不算
 我 你 他 她 它 我们 你们 他们 咱们 人家 但 但是 可是 不过 其实 就 才 都 也 又 还 还要 还能
-已经 已 很 太 挺 真的 到底 究竟 而且 并且 然后 那么 这样 那样 一 下 之后 以后 之前 以前 后 呢
+已经 已 很 太 挺 真的 到底 究竟 而且 并且 然后 那么 这样 那样 一 下 之后 以后 之前 以前 后 呢 几 多少
 and or not the a an of to is in on for what how does do can i my if when with be
 """.split())
 QUESTION_PREFIXES = ("多少", "几")

@@ -30,13 +30,13 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Generic, TypeVar
 
-from kb.search.analysis import Analysis, analyze
+from kb.search.analysis import Analysis, analyze, normalize
 from kb.search.lexicon import Lexicon
 from kb.search.parse import Group
 
 K1 = 1.2
 B = 0.9
-WORD_FIELDS = {"title": 2.5, "text": 1.0, "context": 0.4}
+WORD_FIELDS = {"title": 2.5, "text": 1.0, "context": 0.4, "subjects": 1.5}
 GRAM_WEIGHT = 0.3
 QUERY_GRAM_WEIGHT = 0.15  # the bigrams of the query as typed (across its words), as one more group
 COVERAGE_POWER = 2.0
@@ -46,6 +46,7 @@ DOMAIN_SHARE = 0.95       # a group all (this share) of whose clauses are in one
 DOMAIN_PENALTY = 0.3      # score factor of clauses outside the family the query's words point to
 CACHE_SIZE = 4096
 CANDIDATES = 200
+CONTEXT_COVER = 1.0       # share of a group's coverage weight a clause gets from its ancestors' titles alone
 FUSION = "sum"            # "sum": word + GRAM_WEIGHT * gram scores; "rrf": reciprocal-rank fusion
 RRF_K = 60
 RRF_GRAM = 1.0          # best raw scores re-ranked by coverage
@@ -88,6 +89,8 @@ class Ranker:
     def __init__(self, docs: list[dict[str, Any]], lex: Lexicon, cache_size: int = CACHE_SIZE,
                  family: list[str] | None = None, twin: dict[int, int] | None = None):
         self.lex = lex
+        self.docs = docs
+        self._texts: list[str] | None = None   # search form of title, text and subjects (for phrases)
         self.n = max(1, len(docs))
         self.family = family or ["" for _ in docs]   # rule book family of each clause (bridge, mahjong)
         self.twin = twin or {}                       # a clause's twin in the other translation
@@ -121,6 +124,7 @@ class Ranker:
         self._group_docs: LRU[tuple[str, ...], int] = LRU(cache_size)
         self._word_docs: LRU[tuple[str, ...], set[int]] = LRU(cache_size)
         self._votes: LRU[tuple[str, ...], str | None] = LRU(cache_size)
+        self._context_docs: LRU[tuple[str, ...], frozenset[int]] = LRU(cache_size)
         self._outside = {f: frozenset(d for d, g in enumerate(self.family) if g != f) for f in set(self.family)}
 
     # --- terms ----------------------------------------------------------------------
@@ -148,6 +152,13 @@ class Ranker:
                     break
             return frozenset(out)
         return self._contained.get(s, make)
+
+    def phrase_text(self, d: int) -> str:
+        """What a quoted phrase must stand in, whole: title, text and subject terms, a line each."""
+        if self._texts is None:
+            self._texts = [normalize("\n".join((doc.get("title_hans") or "", doc.get("text_hans") or "",
+                                                 doc.get("subjects") or ""))) for doc in self.docs]
+        return self._texts[d]
 
     def known(self, s: str) -> bool:
         """Some clause holds ``s`` (as words or as characters)."""
@@ -277,6 +288,19 @@ class Ranker:
             out |= set.intersection(*sets)
         return out
 
+    def context_docs(self, g: Group) -> frozenset[int]:
+        """Clauses an ancestor's title of which holds one of the group's strings as words
+        (64A1 is about 藏牌成立 because Law 64 is titled so)."""
+        def make() -> frozenset[int]:
+            out: set[int] = set()
+            post = self.post["context"]
+            for s in g.strings():
+                words = [w for w, _, _ in self.analysis(s).words]
+                if words and all(w in post for w in words):
+                    out |= set.intersection(*(set(post[w]) for w in words))
+            return frozenset(out)
+        return self._context_docs.get(tuple(g.strings()), make)
+
     def rarity(self, g: Group) -> float:
         """Inverse document frequency of a group: clauses containing any of its strings."""
         key = tuple(g.strings())
@@ -341,9 +365,9 @@ class Ranker:
                         scores[d] += QUERY_GRAM_WEIGHT * sc
         if allowed is not None:
             scores = {d: s for d, s in scores.items() if allowed(d)}
-        for g in required:
-            docs = self.group_docs(g)
-            scores = {d: s for d, s in scores.items() if d in docs}
+        for g in required:   # a quoted phrase stands as typed in the title, the text or a subject term
+            phrases = g.strings()
+            scores = {d: s for d, s in scores.items() if any(p in self.phrase_text(d) for p in phrases)}
         if not scores:
             return []
         fam = self.query_family(optional)
@@ -359,10 +383,14 @@ class Ranker:
                    for g, c in zip(optional, covers)]
         total = sum(weights)
         got: dict[int, float] = dict.fromkeys(scores, 0)
-        for w, c in zip(weights, covers):   # groups in order: the same sums as group by group
+        for g, w, c in zip(optional, weights, covers):   # groups in order: the same sums as group by group
             if w:
                 for d in (c.intersection(scores) if len(c) < len(scores) else [d for d in scores if d in c]):
                     got[d] += w
+                if CONTEXT_COVER:
+                    part = CONTEXT_COVER * w
+                    for d in self.context_docs(g).intersection(scores).difference(c):
+                        got[d] += part
         if STRICT_TIER:
             tiered = []
             for d, score in scores.items():
@@ -391,4 +419,5 @@ def _top(scores: dict[int, float], k: int) -> dict[int, float]:
 RANKING = {"k1": K1, "b": B, "wordFields": WORD_FIELDS, "gramWeight": GRAM_WEIGHT,
            "queryGramWeight": QUERY_GRAM_WEIGHT, "coveragePower": COVERAGE_POWER,
            "strictTier": STRICT_TIER, "unitEvidence": UNIT_EVIDENCE, "domainShare": DOMAIN_SHARE,
-           "domainPenalty": DOMAIN_PENALTY, "candidates": CANDIDATES, "fusion": FUSION}
+           "domainPenalty": DOMAIN_PENALTY, "candidates": CANDIDATES, "fusion": FUSION,
+           "contextCover": CONTEXT_COVER}

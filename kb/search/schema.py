@@ -9,8 +9,10 @@ text is cut (t2s changes the characters jieba sees; 不 + 判罚 -> 不判罚 ma
 
 Fields: ``id`` (ID, stored, unique), ``work`` (ID, stored), the display fields (STORED);
 ``title`` (title_hans), ``text`` (text_hans), ``context`` (the ancestors' titles, also
-stored): TEXT, jieba words with sequential positions, so whoosh phrase queries work;
-``bigram`` and ``unigram`` (TEXT without positions, fed title + text): the
+stored), ``subjects`` (the record's subject-index terms, kb/subjects.py, one per line, also
+stored): TEXT, jieba words
+with sequential positions, so whoosh phrase queries work; ``bigram`` and ``unigram`` (TEXT
+without positions, fed title + text + subjects): the
 negation-marked character grams, with their frequencies; ``counts`` (STORED): each text
 field's terms with their frequencies, cut by the same analysis in the same pass (the
 tokenizer and ``counts`` share one cached ``analyze`` call), which is what opening the
@@ -30,7 +32,7 @@ from kb.errors import KbError
 from kb.search.analysis import Analysis, analyze
 from kb.search.lexicon import Lexicon
 
-WORD_FIELDS = ("title", "text", "context")
+WORD_FIELDS = ("title", "text", "context", "subjects")
 GRAM_FIELDS = ("bigram", "unigram")
 COUNTS = "counts"   # the stored field of each text field's term frequencies
 STORED = ("level", "pathkey", "order", "law", "citation", "citation_hant", "parent",
@@ -120,7 +122,7 @@ def make_schema(lexicon: Lexicon | None) -> fields.Schema:
     return fields.Schema(
         id=fields.ID(stored=True, unique=True),
         work=fields.ID(stored=True),
-        **{name: fields.TEXT(analyzer=words, phrase=True, stored=name == "context")
+        **{name: fields.TEXT(analyzer=words, phrase=True, stored=name in ("context", "subjects"))
            for name in WORD_FIELDS},
         **{name: fields.TEXT(analyzer=JiebaTokenizer(lexicon, name), phrase=False) for name in GRAM_FIELDS},
         **stored,

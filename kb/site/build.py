@@ -30,6 +30,8 @@ from kb.site.offline import finish_edition, write_download
 from kb.site.render import Examples, Renderer, merge_slots
 from kb.site.rules_pages import write_pages as write_rules_pages
 from kb.site.static_search import StaticIndex
+from kb.site.subjects_page import PAGE as SUBJECTS_PAGE
+from kb.site.subjects_page import has_subjects, subject_page
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 THEME = Path(__file__).resolve().parent / "theme"
@@ -76,10 +78,17 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(text, encoding="utf-8")
 
+    def subjects(work: str) -> list:
+        """The work's subject index page, if it has one: its nav entry."""
+        if not has_subjects(layout.by_id, work):
+            return []
+        write(f"{work}/{SUBJECTS_PAGE}", subject_page(r, work))
+        return [{r.t("索引"): f"{work}/{SUBJECTS_PAGE}"}]
+
     nav: list = [{r.t("首页"): "index.md"}, {r.t("检索"): "search.md"}]
     for work in works.of_kind("bridge"):
-        write(f"{work.id}/index.md", r.work_index(work.id))
-        entries: list = [f"{work.id}/index.md"]
+        entries: list = [f"{work.id}/index.md", *subjects(work.id)]
+        write(f"{work.id}/index.md", r.work_index(work.id, SUBJECTS_PAGE if len(entries) > 1 else None))
         for law in layout.laws(work.id):
             page = f"{work.id}/law-{law.law}.md"
             write(page, r.law_page(page, layout.pages[page]))
@@ -92,8 +101,8 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
     if compare:
         nav.append({r.t("两译本对照"): compare})
     for work in works.of_kind("sectioned"):
-        write(f"{work.id}/index.md", r.mahjong_index(work.id))
-        entries = [f"{work.id}/index.md"]
+        entries = [f"{work.id}/index.md", *subjects(work.id)]
+        write(f"{work.id}/index.md", r.mahjong_index(work.id, SUBJECTS_PAGE if len(entries) > 1 else None))
         for key, titles in MAHJONG_PAGES.items():
             page = f"{work.id}/{key}.md"
             if page not in layout.pages:      # a sectioned work need not fill every kind of page

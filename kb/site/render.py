@@ -265,10 +265,10 @@ class Renderer:
         out += [self.record_block(r, page) for r in records]
         return "\n".join(out)
 
-    def work_index(self, work: str) -> str:
+    def work_index(self, work: str, subjects: str | None = None) -> str:
         page = f"{work}/index.md"
         out = [front_matter(self.t(WORK_TITLES[work][0])), self.switch(page), f"# {self.t(WORK_TITLES[work][0])}\n",
-               self.pdf_link(work)]
+               self.pdf_link(work), self.subjects_link(subjects)]
         for law in self.layout.laws(work):
             for h in law.heading:
                 out.append(f"\n## {escape(self.t(h))}\n")
@@ -276,6 +276,12 @@ class Renderer:
             frag = self.t("（残篇）") if any(n["kind"] == "fragment" for n in law.notes) else ""
             out.append(f"- [{self.t(name)} {escape(self.field(law, 'title'))}{frag}](law-{law.law}.md)")
         return "\n".join(out) + "\n"
+
+    def subjects_link(self, page: str | None) -> str:
+        """The link from a work's index page to its subject index (``page``, work-relative), if any."""
+        if page is None:
+            return ""
+        return f"[{self.t('索引：按常用说法查条款')}]({page})\n"
 
     def pdf_link(self, work: str) -> str:
         """The link from a work's index page to its print edition (kb/site/pdf.py writes it after mkdocs)."""
@@ -348,10 +354,10 @@ class Renderer:
                 return (w.id, w.twin)
         raise ValueError(f"law {law} is not held by two twin works")
 
-    def mahjong_index(self, work: str) -> str:
+    def mahjong_index(self, work: str, subjects: str | None = None) -> str:
         page = f"{work}/index.md"
         out = [front_matter(self.t(WORK_TITLES[work][0])), self.switch(page), f"# {self.t(WORK_TITLES[work][0])}\n",
-               self.pdf_link(work)]
+               self.pdf_link(work), self.subjects_link(subjects)]
         patterns = [r for r in self.layout.by_work.get(work, ())
                     if r.work == work and r.path[0] == "patterns" and len(r.path) == 2]
         if patterns:

@@ -45,7 +45,7 @@ DOC_BLOCK = 64             # records per display chunk
 SHARD_TARGET = 24_000      # aim for postings shards of about this many characters of JSON
 LEXICON_TARGET = 20_000    # and lexicon shards of about this many
 CHECK_TERMS = ("明手", "藏牌", "罚张", "定约人")
-WORD_SLOTS = ("title", "text", "context")   # the word fields, in the order of a posting's counts
+WORD_SLOTS = tuple(ks.RANKING["wordFields"])   # the word fields, in the order of a posting's counts
 # engine.defines' patterns (kb/search/engine.py): X after one of these, or before one of those.
 DEFINES_BEFORE = ("所谓", "称为", "称之为", "叫做", "即为", "即成为", "是谓", "是为", "谓之")
 DEFINES_AFTER = ("系指", "是指", "即是")
@@ -100,7 +100,7 @@ class StaticIndex:
             for slot, name in enumerate(WORD_SLOTS):
                 lengths[name].append(sum(doc[name].values()))
                 for w, c in doc[name].items():
-                    postings["w:" + w].setdefault(n, [0, 0, 0])[slot] = c
+                    postings["w:" + w].setdefault(n, [0] * len(WORD_SLOTS))[slot] = c
             for kind, name in (("b", "bigram"), ("u", "unigram")):
                 lengths[name].append(sum(doc[name].values()))
                 for t, c in doc[name].items():
@@ -117,7 +117,7 @@ class StaticIndex:
         """Every character of the records, the curated data and ASCII, with its fold (same length)."""
         chars: set[str] = set()
         for r in self.records:
-            chars.update(r.title_hans + r.text_hans + r.title_hant + r.text_hant)
+            chars.update(r.title_hans + r.text_hans + r.title_hant + r.text_hant + "".join(r.subjects))
         syn, fold = ks.load_synonyms(), ks.fold
         for group in syn.groups:
             for m in group:
@@ -249,7 +249,7 @@ class StaticIndex:
         normalize = ks.normalize
         blocks = []
         for start in range(0, len(self.records), DOC_BLOCK):
-            block: dict[str, Any] = {"citation": [], "title": [], "text": [], "url": [], "hans": {}}
+            block: dict[str, Any] = {"citation": [], "title": [], "text": [], "url": [], "subjects": [], "hans": {}}
             for k, rec in enumerate(self.records[start:start + DOC_BLOCK]):
                 place = self.layout.place[rec.id]
                 title = (rec.title_hant if hant else rec.title_hans) or rec.title_hans
@@ -258,6 +258,7 @@ class StaticIndex:
                 block["title"].append(title)
                 block["text"].append(text)
                 block["url"].append(f"{place.page[:-3]}/#{place.anchor}")
+                block["subjects"].append("\n".join(rec.subjects))
                 if normalize(title) != normalize(rec.title_hans) or \
                         normalize(text) != normalize(rec.text_hans):
                     block["hans"][str(k)] = [rec.title_hans, rec.text_hans]

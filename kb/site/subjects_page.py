@@ -1,0 +1,98 @@
+"""A work's subject index page (索引): its records' subject terms in pinyin order, each linking
+to the clauses it names.
+
+The terms are the editors' (kb/subjects.py): the words readers look a clause up by. A work
+lists its own terms and, for a translation with a twin, the twin's terms at its own clause of
+the same lettering (the two translations answer the same questions). Letters group the terms
+by the first letter of their pinyin (Latin terms by their own first letter), as a Chinese
+book's index does; in the Traditional edition the terms are shown converted, in the same order.
+"""
+from __future__ import annotations
+
+import html
+from collections import defaultdict
+
+from pypinyin import Style, lazy_pinyin
+
+from kb import works
+from kb.errors import KbError
+from kb.records import Record
+from kb.site.layout import WORK_TITLES
+from kb.site.render import Renderer, escape, front_matter, page_url
+
+PAGE = "subjects.md"
+OTHER = "#"   # the group of terms that start with neither a letter nor an ideograph
+
+
+def sort_key(term: str) -> tuple[str, list[str], str]:
+    """(letter, pinyin syllables, term): pinyin order, Latin terms among them by their spelling."""
+    syllables = [s.lower() for s in lazy_pinyin(term, style=Style.NORMAL, errors="default")]
+    head = syllables[0][:1].upper() if syllables and syllables[0] else ""
+    return (head if "A" <= head <= "Z" else OTHER, syllables, term)
+
+
+def entries(layout_records: dict[str, Record], work: str) -> dict[str, list[Record]]:
+    """Each subject term of a work with the work's records it names, in reading order."""
+    out: defaultdict[str, list[Record]] = defaultdict(list)
+    twin = works.get(work).twin
+    mine = [r for r in layout_records.values() if r.work == work]
+    for rec in sorted(mine, key=lambda r: r.order):
+        terms = list(rec.subjects)
+        if twin:
+            other = layout_records.get(f"{twin}:{rec.id.split(':', 1)[1]}")
+            terms += [t for t in (other.subjects if other else ()) if t not in terms]
+        for term in terms:
+            out[term].append(rec)
+    return dict(out)
+
+
+def has_subjects(layout_records: dict[str, Record], work: str) -> bool:
+    return bool(entries(layout_records, work))
+
+
+def subject_page(r: Renderer, work: str) -> str:
+    """The Markdown of ``{work}/subjects.md``."""
+    page = f"{work}/{PAGE}"
+    terms = entries(r.layout.by_id, work)
+    groups: defaultdict[str, list[tuple[tuple[str, list[str], str], str]]] = defaultdict(list)
+    for term in terms:
+        key = sort_key(term)
+        groups[key[0]].append((key, term))
+    letters = sorted(groups, key=lambda c: (c == OTHER, c))
+    title = r.t("索引")
+    out = [front_matter(f"{title} · {r.t(WORK_TITLES[work][0])}"), r.switch(page),
+           f"# {title}：{escape(r.t(WORK_TITLES[work][0]))}\n",
+           r.t("读者和裁判查找条款时常用的说法（日常说法、台湾用语、另一译本的用语和英文术语），"
+               "按汉语拼音排序，每个词指向回答它的条款。检索也认得这些词。") + "\n",
+           '<nav class="kb-letters" aria-label="' + html.escape(r.t("按字母")) + '">'
+           + " ".join(f'<a href="#letter-{c if c != OTHER else "other"}">{c}</a>' for c in letters)
+           + "</nav>\n"]
+    for c in letters:
+        anchor = c if c != OTHER else "other"
+        out.append(f"## {c} {{ #letter-{anchor} }}\n")
+        items = []
+        for _, term in sorted(groups[c]):
+            links = []
+            for rec in terms[term]:
+                href = r.layout.href(page, rec.id)
+                label = r.citation(rec)
+                title = r.field(rec, "title")
+                if title == label:      # a mahjong term cited by its own name (解除过水)
+                    title = ""
+                if href is None:
+                    raise KbError(f"subject index of {work}: record {rec.id} has no page")
+                if r.slots is not None:
+                    links.append(f'<a href="{html.escape(page_url(page, href))}">{html.escape(label)}</a>'
+                                 + (f' <span class="kb-subject-title">{html.escape(title)}</span>' if title else ""))
+                else:
+                    links.append(f"[{escape(label)}]({href})" + (f" {escape(title)}" if title else ""))
+            shown = r.t(term)
+            if r.slots is not None:
+                items.append(f'<li><span class="kb-subject">{html.escape(shown)}</span> → {"；".join(links)}</li>')
+            else:
+                items.append(f"- {escape(shown)} → {'；'.join(links)}")
+        if r.slots is not None:
+            out.append(r.slot('<ul class="kb-subjects">\n' + "\n".join(items) + "\n</ul>\n"))
+        else:
+            out.append("\n".join(items) + "\n")
+    return "\n".join(out) + "\n"

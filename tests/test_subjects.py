@@ -1,0 +1,136 @@
+"""The subject index (kb/data/subjects/): attached to the records, searched, listed on the site."""
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from kb import works
+from kb.curated import DATA_DIR
+from kb.errors import KbError
+from kb.normalise import to_hant
+from kb.pipeline import ingest
+from kb.search.engine import SearchEngine
+from kb.site.subjects_page import OTHER, sort_key
+from kb.subjects import attach_subjects, table
+
+
+def test_every_clause_of_the_two_main_books_has_index_terms(linked_records):
+    for work in ("cbr1999", "twmj16"):
+        mine = [r for r in linked_records if r.work == work]
+        assert mine and all(r.subjects for r in mine), [r.id for r in mine if not r.subjects][:5]
+    terms = [t for r in linked_records for t in r.subjects]
+    assert len(terms) > 1500
+    assert all(t.strip() == t and t and "、" not in t for t in terms)
+
+
+def test_terms_are_the_words_people_use(linked_records):
+    by_id = {r.id: r for r in linked_records}
+    assert "revoke" in by_id["cbr1999:61A"].subjects            # 藏牌的定义, in English
+    assert "暗攻" in by_id["cbr1999:41A"].subjects                 # a face-down opening lead
+    assert any(t in ("点炮", "放枪") for r in linked_records if r.work == "twmj16" for t in r.subjects)
+
+
+@pytest.fixture
+def data_copy(tmp_path: Path) -> Path:
+    shutil.copytree(DATA_DIR / "subjects", tmp_path / "subjects")
+    return tmp_path
+
+
+@pytest.fixture(scope="module")
+def records():
+    return ingest().records
+
+
+@pytest.fixture(scope="module")
+def engine_fixture(session_build: Path) -> SearchEngine:
+    return SearchEngine.open(session_build / "records.jsonl", session_build / "index")
+
+
+@pytest.fixture(scope="module")
+def site(session_build: Path) -> Path:
+    return session_build.parent / "site"
+
+
+def _append(root: Path, work: str, line: str) -> int:
+    path = table(work).file(root)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + line + "\n", encoding="utf-8")
+    return text.count("\n") + 1
+
+
+@pytest.mark.parametrize("line, message", [
+    ("cbr1999:99Z\t不存在的条款", "no record 'cbr1999:99Z' in work 'cbr1999'"),
+    ("twmj16:terms\t放在桥牌的文件里", "no record 'twmj16:terms' in work 'cbr1999'"),
+    ("cbr1999:45A\t重复的行", "id 'cbr1999:45A' repeats"),
+])
+def test_a_bad_row_names_file_and_line(data_copy, records, line, message):
+    n = _append(data_copy, "cbr1999", line)
+    with pytest.raises(KbError) as exc:
+        attach_subjects(records, data_copy)
+    text = str(exc.value)
+    assert message in text and re.search(rf"subjects/cbr1999\.tsv:{n}\b", text), text
+
+
+@pytest.mark.parametrize("terms, message", [
+    ("亮出来、、露了", "an empty term"),
+    ("亮出来、露了、亮出来", "term '亮出来' is given twice"),
+])
+def test_a_bad_term_names_file_and_line(data_copy, records, terms, message):
+    path = table("cbr1999").file(data_copy)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    n = next(i for i, line in enumerate(lines, 1) if line.startswith("cbr1999:45A\t"))
+    lines[n - 1] = "cbr1999:45A\t" + terms
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(KbError, match=rf"subjects/cbr1999\.tsv:{n}: {re.escape(message)}"):
+        attach_subjects(records, data_copy)
+
+
+def test_a_work_without_a_table_has_no_terms(tmp_path, records):
+    attach_subjects(records, tmp_path)      # no subjects/ folder at all
+    assert not any(r.subjects for r in records)
+
+
+def test_search_finds_a_clause_by_an_index_term_alone(engine_fixture):
+    eng = engine_fixture
+    hits = eng.search("暗攻")
+    assert hits and hits[0]["id"] == "cbr1999:41A"
+    n = eng.by_id["cbr1999:41A"]
+    assert "暗攻" not in eng.docs[n]["title_hans"] + eng.docs[n]["text_hans"]   # only the index holds it
+
+
+def test_a_quoted_phrase_stands_whole_in_title_text_or_a_term(engine_fixture):
+    eng = engine_fixture
+    got = [r["id"] for r in eng.search('"lead out of turn"', limit=20)]
+    assert got and all("lead out of turn" in eng.ranker.phrase_text(eng.by_id[i]) for i in got)
+    assert "cbr1999:53A" in got
+    # every bigram of 重罚张必须 occurs in 45C5 and its terms, but not the phrase
+    assert [r["id"] for r in eng.search('"重罚张必须"')] == ["cbr1999:50D1"]
+
+
+def test_index_terms_sort_by_pinyin():
+    terms = ["罚张", "暗攻", "revoke", "亮出来", "两人同时叫", "claim", "重罚张", "1墩"]
+    ordered = sorted(terms, key=sort_key)
+    assert ordered.index("暗攻") < ordered.index("claim") < ordered.index("罚张") < ordered.index("亮出来") \
+        < ordered.index("两人同时叫") < ordered.index("revoke") < ordered.index("重罚张")
+    assert sort_key("重罚张")[0] == "Z" and sort_key("1墩")[0] == OTHER
+
+
+def test_site_lists_the_terms_in_both_scripts(site):
+    for work in works.work_ids():
+        for edition in ("hans", "hant"):
+            page = site / edition / work / "subjects" / "index.html"
+            assert page.is_file(), page
+    hans = (site / "hans" / "cbr1999" / "subjects" / "index.html").read_text(encoding="utf-8")
+    hant = (site / "hant" / "cbr1999" / "subjects" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'<span class="kb-subject">暗攻</span> → <a href="\.\./law-41/#41A">41A</a>', hans)
+    assert '<span class="kb-subject">' + to_hant("来不及收回") + "</span>" in hant
+    letters = re.findall(r'<h2 id="letter-([A-Z]|other)"', hans)
+    assert letters == sorted(letters, key=lambda c: (c == "other", c)) and len(letters) > 15
+    # the other translation lists its twin's terms at its own clauses
+    laws = (site / "hans" / "laws1997" / "subjects" / "index.html").read_text(encoding="utf-8")
+    assert re.search(r'<span class="kb-subject">暗攻</span> → <a href="\.\./law-41/#41A">41A</a>', laws)
+    index = (site / "hans" / "cbr1999" / "index.html").read_text(encoding="utf-8")
+    assert 'href="subjects/"' in index
