@@ -134,3 +134,16 @@ def test_site_lists_the_terms_in_both_scripts(site):
     assert re.search(r'<span class="kb-subject">暗攻</span> → <a href="\.\./law-41/#41A">41A</a>', laws)
     index = (site / "hans" / "cbr1999" / "index.html").read_text(encoding="utf-8")
     assert 'href="subjects/"' in index
+
+
+def test_a_restored_number_is_searched_without_its_brackets(engine_fixture):
+    """超过〔七〕线: the editor's restoration reads as 七线 to search (and to a quoted phrase)."""
+    eng = engine_fixture
+    assert "cbr1999:38" in [r["id"] for r in eng.search("叫了七线以上", limit=3)]
+    assert "cbr1999:38" in [r["id"] for r in eng.search('"超过七线"')]
+
+
+def test_a_multi_word_english_term_counts_as_itself(engine_fixture):
+    """penalty card: the English name is matched as written (index terms hold it), besides 罚张."""
+    group = engine_fixture.parse("penalty card").groups[0]
+    assert ("penalty card", 1.0) in group.alts and any(s == "罚张" for s, _ in group.alts)

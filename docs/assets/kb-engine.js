@@ -32,6 +32,7 @@
   function isAscii(s) { return /^[\x00-\x7f]*$/.test(s); }
   function uniq(list) { return Array.from(new Set(list)); }
   function MissingChunk() {}
+  var RESTORED = /〔([^〔〕]*?)？?〕/g;   // analysis.py RESTORED_RE: an editor's restoration, searched without brackets
 
   function Engine(meta, load) {
     var self = this;
@@ -321,7 +322,7 @@
   Engine.prototype.known = function (s) {
     if (this.contained(s).size) return true;
     for (var f in this.slot) if (this.posting(f, s).length) return true;
-    return false;
+    return s.indexOf(" ") >= 0 && this.wordScores(s).size > 0;
   };
   Engine.prototype.wordScores = function (s) {
     var words = uniq(this.wordsOf(s)), acc = new Map(), have = new Map(), self = this;
@@ -537,7 +538,7 @@
   };
   Engine.prototype.group = function (w) {
     var Q = this.Q, self = this;
-    var alts = w.indexOf(" ") >= 0 || !this.known(w) ? [] : [[w, 1.0]], names = new Set([w]);
+    var alts = this.known(w) ? [[w, 1.0]] : [], names = new Set([w]);
     function addAlt(s, weight) {
       if (!names.has(s) && !self.stop.has(s)) { names.add(s); alts.push([s, weight]); }
     }
@@ -613,7 +614,7 @@
   // rank.py phrase_text: the search form of title, text and subject terms (null until the block is loaded).
   Engine.prototype.phraseText = function (d) {
     var s = this.shown(d);
-    return s ? this.normalize(s.titleHans + "\n" + s.textHans + "\n" + s.subjects) : null;
+    return s ? this.normalize((s.titleHans + "\n" + s.textHans + "\n" + s.subjects).replace(RESTORED, "$1")) : null;
   };
   // engine.defines: does record d define term?
   Engine.prototype.defines = function (d, term) {

@@ -15,6 +15,7 @@ Traditional and Simplified text meet on the same terms.
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
@@ -78,6 +79,16 @@ def normalize(text: str) -> str:
     if len(lowered) == len(folded):
         return lowered
     return "".join(c.lower() if len(c.lower()) == 1 else c for c in folded)
+
+
+# An editor's restoration of a lost number, 超过〔七〕线 or 第〔26？〕条 (kb/collate.py): searched as
+# the words it restores (七线), its brackets and doubt mark left out.
+RESTORED_RE = re.compile(r"〔([^〔〕]*?)？?〕")
+
+
+def searchable(text: str) -> str:
+    """A record's title or text as search reads it: restorations without their brackets."""
+    return RESTORED_RE.sub(r"\1", text) if "〔" in text else text
 
 
 def is_traditional(text: str) -> bool:

@@ -39,14 +39,14 @@ import whoosh.index
 from kb import works
 from kb.errors import KbError
 from kb.normalise import to_hant
-from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, is_cjk, normalize, read_userdict
+from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, is_cjk, normalize, read_userdict, searchable
 from kb.search.lexicon import Lexicon
 from kb.search.schema import COUNTS, GRAM_FIELDS, STORED, WORD_FIELDS, make_schema, term_counts
 from kb.search.synonyms import CURATED_PATHS, SYNONYMS_PATH, VOCABULARY_PATH, load_synonyms, mine_parallel
 
 META_FILE = "kb-index.json"
 DATA_FILES = ("lexicon.json", "mined.json")   # besides whoosh's own files
-SCHEMA_VERSION = "12"
+SCHEMA_VERSION = "13"
 COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
 
 
@@ -148,8 +148,9 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 def _indexed(doc: dict[str, Any], lex: Lexicon) -> dict[str, Any]:
     """A document as whoosh is given it: stored fields, the texts each field cuts, and
     the term frequencies of those texts."""
-    fields = dict(doc, title=doc["title_hans"], text=doc["text_hans"])
-    body = "\n".join((doc["title_hans"], doc["text_hans"], doc["subjects"]))
+    title, text = searchable(doc["title_hans"]), searchable(doc["text_hans"])
+    fields = dict(doc, title=title, text=text)
+    body = "\n".join((title, text, doc["subjects"]))
     fields.update({name: body for name in GRAM_FIELDS})
     fields[COUNTS] = term_counts(fields, lex)
     return {k: v for k, v in fields.items() if v is not None}

@@ -201,7 +201,7 @@ class QueryParser:
         return out
 
     def _group(self, w: str) -> Group:
-        alts: list[tuple[str, float]] = [] if " " in w or not self.known(w) else [(w, 1.0)]
+        alts: list[tuple[str, float]] = [(w, 1.0)] if self.known(w) else []
         names = {w}
 
         def add(s: str, weight: float) -> None:

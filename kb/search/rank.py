@@ -30,7 +30,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Generic, TypeVar
 
-from kb.search.analysis import Analysis, analyze, normalize
+from kb.search.analysis import Analysis, analyze, normalize, searchable
 from kb.search.lexicon import Lexicon
 from kb.search.parse import Group
 
@@ -156,13 +156,14 @@ class Ranker:
     def phrase_text(self, d: int) -> str:
         """What a quoted phrase must stand in, whole: title, text and subject terms, a line each."""
         if self._texts is None:
-            self._texts = [normalize("\n".join((doc.get("title_hans") or "", doc.get("text_hans") or "",
-                                                 doc.get("subjects") or ""))) for doc in self.docs]
+            self._texts = [normalize(searchable("\n".join((doc.get("title_hans") or "", doc.get("text_hans") or "",
+                                                            doc.get("subjects") or "")))) for doc in self.docs]
         return self._texts[d]
 
     def known(self, s: str) -> bool:
-        """Some clause holds ``s`` (as words or as characters)."""
-        return bool(self.contained(s)) or any(s in self.post[f] for f in WORD_FIELDS)
+        """Some clause holds ``s`` (as words or as characters; several words all in one clause)."""
+        return bool(self.contained(s)) or any(s in self.post[f] for f in WORD_FIELDS) \
+            or (" " in s and bool(self.word_scores(s)))
 
     # --- BM25 -------------------------------------------------------------------------
 
