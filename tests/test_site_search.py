@@ -67,7 +67,8 @@ KbEngine.open("idx/" + meta, load).then(async (e) => {
 QUERIES = ["罚张", "什么是罚张", "明手指出藏牌", "連莊拉莊", "第64条 藏牌", "藏牌成立但不判罚的情况", "对方不同意声称",
            "revoke", "lead out of turn", '"重罚张必须"', "12墩", "要胡同一张", "定约人 从明手打牌", "字一色",
            "被罚不叫", "64A2", "第六十四条", "計台名堂第13項", "防家把A露出来了", "qwxzv 龘",
-           '"lead out of turn"', "暗攻", "藏牌成立了罚几墩", "penalty card", '"超过七线"', "叫了七线以上"]
+           '"lead out of turn"', "暗攻", "藏牌成立了罚几墩", "penalty card", '"超过七线"', "叫了七线以上",
+           "眼牌可以看别人的牌吗", "第45条 别人的牌"]
 
 
 @pytest.fixture(scope="module")

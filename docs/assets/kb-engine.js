@@ -423,7 +423,7 @@
     return null;
   };
   // Ranker.rank: [[doc, score], ...] best first.
-  Engine.prototype.rankGroups = function (groups, allowed, text) {
+  Engine.prototype.rankGroups = function (groups, allowed, text, depth) {
     var R = this.R, self = this;
     var required = groups.filter(function (g) { return g.required; });
     var optional = groups.filter(function (g) { return !g.required; });
@@ -447,11 +447,7 @@
     if (fam !== null) {
       scores.forEach(function (sc, d) { if (self.meta.family[d] !== fam) scores.set(d, sc * R.domainPenalty); });
     }
-    var entries = Array.from(scores.entries());
-    if (entries.length > R.candidates) {
-      entries.sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; });
-      entries = entries.slice(0, R.candidates);
-    }
+    var all = Array.from(scores.entries());
     var covers = optional.map(function (g) {
       var c = self.groupDocs(g);
       if (!R.unitEvidence) return c;
@@ -459,10 +455,26 @@
       c.forEach(function (d) { if (d in self.twin) out.add(self.twin[d]); });
       return out;
     });
+    // a group weighs in the coverage if some matched clause holds it
     var weights = optional.map(function (g, i) {
-      return entries.some(function (e) { return covers[i].has(e[0]); }) ? g.weight * self.rarity(g) : 0.0;
+      return all.some(function (e) { return covers[i].has(e[0]); }) ? g.weight * self.rarity(g) : 0.0;
     });
     var context = R.contextCover ? optional.map(function (g) { return self.contextDocs(g); }) : null;
+    if (!depth || R.strictTier || all.length <= R.candidates) return this.covered(all, covers, weights, context);
+    // rank.py: re-rank the best raw scores, then any clause outside them whose raw score reaches
+    // the depth-th final score, until none does; the first depth are exact.
+    all.sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; });
+    var n = R.candidates;
+    for (;;) {
+      var ranked = this.covered(all.slice(0, n), covers, weights, context);
+      var floor = ranked.length >= depth ? ranked[depth - 1][1] : 0.0, m = n;
+      while (m < all.length && all[m][1] >= floor) m++;
+      if (m === n) return ranked;
+      n = m;
+    }
+  };
+  Engine.prototype.covered = function (entries, covers, weights, context) {
+    var R = this.R;
     var total = weights.reduce(function (a, b) { return a + b; }, 0);
     var keyed = entries.map(function (e) {
       var got = 0;
@@ -700,15 +712,17 @@
   Engine.prototype.ranked = function (parsed, limit, work) {
     var self = this, m = this.meta, ranked;
     function allowed(d) { return !work || m.works[m.work[d]] === work; }
+    var depth = Math.max(2 * limit, m.definitions.window);   // engine.py: how much of a ranking must be exact
     if (!parsed.groups.length) ranked = this.byCitation(parsed.cites, allowed);
     else if (parsed.cites.length) {
       var inside = this.cited(parsed.cites);
-      ranked = this.rankGroups(parsed.groups, function (d) { return inside.has(d) && allowed(d); }, parsed.text);
+      ranked = this.rankGroups(parsed.groups, function (d) { return inside.has(d) && allowed(d); }, parsed.text, depth);
       if (!ranked.length) ranked = this.byCitation(parsed.cites, allowed);
       var seen = new Set(ranked.map(function (r) { return r[0]; }));
-      this.rankGroups(parsed.groups, allowed, parsed.text).forEach(function (r) { if (!seen.has(r[0])) ranked.push(r); });
+      this.rankGroups(parsed.groups, allowed, parsed.text, depth + seen.size)
+        .forEach(function (r) { if (!seen.has(r[0])) ranked.push(r); });
     } else {
-      ranked = this.rankGroups(parsed.groups, allowed, parsed.text);
+      ranked = this.rankGroups(parsed.groups, allowed, parsed.text, depth);
       if (parsed.defines) ranked = this.definitionsFirst(ranked, [parsed.defines]);
       else if (parsed.groups.length === 1 && !parsed.groups[0].required) {
         ranked = this.definitionsFirst(ranked, strings(parsed.groups[0]));

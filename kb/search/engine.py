@@ -112,6 +112,9 @@ class SearchEngine:
             return not law_range or (d["law"] is not None and law_range[0] <= d["law"] <= law_range[1])
 
         allowed = filtered if work or law_range else None
+        # how many of a ranking must be exact: a twin folds into its clause's result, and a
+        # definition is looked for among the first DEFINITION_WINDOW
+        depth = max(2 * limit, DEFINITION_WINDOW)
 
         if not parsed.groups:
             ranked = self._by_citation(parsed.cites, allowed)
@@ -120,13 +123,14 @@ class SearchEngine:
             # word matched there, then word matches elsewhere.
             inside = self._cited(parsed.cites)
             ranked = self.ranker.rank(parsed.groups, lambda n: n in inside and (allowed is None or allowed(n)),
-                                     parsed.text)
+                                      parsed.text, depth)
             if not ranked:
                 ranked = self._by_citation(parsed.cites, allowed)
             seen = {n for n, _ in ranked}
-            ranked += [(n, sc) for n, sc in self.ranker.rank(parsed.groups, allowed, parsed.text) if n not in seen]
+            ranked += [(n, sc) for n, sc in self.ranker.rank(parsed.groups, allowed, parsed.text, depth + len(seen))
+                       if n not in seen]
         else:
-            ranked = self.ranker.rank(parsed.groups, allowed, parsed.text)
+            ranked = self.ranker.rank(parsed.groups, allowed, parsed.text, depth)
             if parsed.defines:
                 ranked = self._definitions_first(ranked, [parsed.defines])
             elif len(parsed.groups) == 1 and not parsed.groups[0].required:

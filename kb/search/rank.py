@@ -340,8 +340,9 @@ class Ranker:
         return fam if n >= DOMAIN_SHARE * len(docs) else None
 
     def rank(self, groups: list[Group], allowed: Callable[[int], bool] | None = None,
-             text: str = "") -> list[tuple[int, float]]:
-        """Clauses matching the groups, best first (see the module docstring)."""
+             text: str = "", depth: int | None = None) -> list[tuple[int, float]]:
+        """Clauses matching the groups, best first (see the module docstring); with ``depth``,
+        the first ``depth`` are exact and the rest may be left out (the candidate cut)."""
         required = [g for g in groups if g.required]
         optional = [g for g in groups if not g.required]
         scores: dict[int, float]
@@ -377,11 +378,27 @@ class Ranker:
             for d in (outside.intersection(scores) if len(outside) < len(scores)
                       else [d for d in scores if d in outside]):
                 scores[d] *= DOMAIN_PENALTY
-        if len(scores) > CANDIDATES:  # coverage only lowers a score: the rest cannot rise above these
-            scores = _top(scores, CANDIDATES)
         covers = [self.unit_docs(g) if UNIT_EVIDENCE else self.group_docs(g) for g in optional]
+        # a group weighs in the coverage if some matched clause holds it
         weights = [g.weight * self.rarity(g) if not c.isdisjoint(scores) else 0.0
                    for g, c in zip(optional, covers)]
+        if depth is None or STRICT_TIER or len(scores) <= CANDIDATES:
+            return self._covered(scores, optional, covers, weights)
+        # Coverage only lowers a score, and each clause's share is its own: re-rank the best raw
+        # scores, then any clause outside them whose raw score reaches the depth-th final score
+        # (it might still place above it), until none does. The first ``depth`` are exact.
+        cands = _top(scores, CANDIDATES)
+        while True:
+            ranked = self._covered(cands, optional, covers, weights)
+            floor = ranked[depth - 1][1] if len(ranked) >= depth else 0.0
+            extra = {d: s for d, s in scores.items() if s >= floor and d not in cands}
+            if not extra:
+                return ranked
+            cands.update(extra)
+
+    def _covered(self, scores: dict[int, float], optional: list[Group], covers: list[frozenset[int]],
+                 weights: list[float]) -> list[tuple[int, float]]:
+        """Clauses by raw score times the square of the (rarity-weighted) share of groups they hold."""
         total = sum(weights)
         got: dict[int, float] = dict.fromkeys(scores, 0)
         for g, w, c in zip(optional, weights, covers):   # groups in order: the same sums as group by group

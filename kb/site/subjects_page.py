@@ -9,10 +9,13 @@ book's index does; in the Traditional edition the terms are shown converted, in 
 """
 from __future__ import annotations
 
+import functools
 import html
+import re
+import unicodedata
 from collections import defaultdict
 
-from pypinyin import Style, lazy_pinyin
+from pypinyin.pinyin_dict import pinyin_dict
 
 from kb import works
 from kb.errors import KbError
@@ -24,10 +27,25 @@ PAGE = "subjects.md"
 OTHER = "#"   # the group of terms that start with neither a letter nor an ideograph
 
 
-def sort_key(term: str) -> tuple[str, list[str], str]:
+_PIECES = re.compile(r"[\x00-\x7f]+|.")   # a run of ASCII (spelt as it is) or one character
+
+
+@functools.cache
+def syllable(ch: str) -> str:
+    """A character's pinyin without tones (its first reading: 重 zhong, 藏 cang), or the character
+    itself, lowercased, if it is not an ideograph."""
+    readings = pinyin_dict.get(ord(ch))
+    if not readings:
+        return ch.lower()
+    first = unicodedata.normalize("NFD", readings.split(",")[0])
+    return "".join(c for c in first if not unicodedata.combining(c))
+
+
+@functools.cache
+def sort_key(term: str) -> tuple[str, tuple[str, ...], str]:
     """(letter, pinyin syllables, term): pinyin order, Latin terms among them by their spelling."""
-    syllables = [s.lower() for s in lazy_pinyin(term, style=Style.NORMAL, errors="default")]
-    head = syllables[0][:1].upper() if syllables and syllables[0] else ""
+    syllables = tuple(syllable(p) if len(p) == 1 and not p.isascii() else p.lower() for p in _PIECES.findall(term))
+    head = syllables[0][:1].upper() if syllables else ""
     return (head if "A" <= head <= "Z" else OTHER, syllables, term)
 
 
@@ -54,7 +72,7 @@ def subject_page(r: Renderer, work: str) -> str:
     """The Markdown of ``{work}/subjects.md``."""
     page = f"{work}/{PAGE}"
     terms = entries(r.layout.by_id, work)
-    groups: defaultdict[str, list[tuple[tuple[str, list[str], str], str]]] = defaultdict(list)
+    groups: defaultdict[str, list[tuple[tuple[str, tuple[str, ...], str], str]]] = defaultdict(list)
     for term in terms:
         key = sort_key(term)
         groups[key[0]].append((key, term))
