@@ -101,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     same5 = sum(1 for a, s in zip(api, static) if a[:5] == s[:5]) / max(1, len(judged))
     print(f"  same first result: {same:.0%}  same top 5 (in order): {same5:.0%}")
     if args.verbose:
-        if args.queries.name == "heldout.tsv":
+        if args.queries.name.startswith("heldout"):
             raise SystemExit("--verbose is for the tuning file only")
         for (q, grades), a, s in zip(judged, api, static):
             ra = next((k + 1 for k, i in enumerate(a) if i in grades), None)
