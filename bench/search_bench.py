@@ -45,7 +45,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kb import works  # noqa: E402
 from kb.search.analysis import is_cjk, normalize  # noqa: E402
 from kb.search.engine import SearchEngine  # noqa: E402
 from kb.search.index import build_index, read_records  # noqa: E402
@@ -80,13 +79,20 @@ def load_judgements(path: Path) -> list[Judged]:
 
 # --- units: a clause and its twin are one -----------------------------------------------
 
+UNITS: dict[str, str] = {}   # record id -> its unit, where it has a twin (set_units)
+
+
+def set_units(records: list[dict]) -> None:
+    """A clause and its twin (the records' ``twin``, kb/twins.py) are one unit."""
+    UNITS.clear()
+    for r in records:
+        if r.get("twin"):
+            UNITS[r["id"]] = min(r["id"], r["twin"])
+
+
 def unit_of(rid: str) -> str:
     """The judged unit of a record id: the same key for a clause and its twin."""
-    work, _, local = rid.partition(":")
-    twin = works.twin_of(work)
-    if twin:
-        return ":".join((min(work, twin), local))
-    return rid
+    return UNITS.get(rid, rid)
 
 
 def unit_grades(j: Judged, ids: set[str]) -> dict[str, int]:
@@ -224,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {records_path} not found, using the test fixture {FIXTURE}")
         records_path = FIXTURE
     records = list(read_records(records_path))
+    set_units(records)
     ids = {r["id"] for r in records}
     sets = {}
     heldout = args.heldout or [ROOT / "bench" / "heldout.tsv", ROOT / "bench" / "heldout2.tsv"]

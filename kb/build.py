@@ -187,6 +187,7 @@ def _build_locked(out: Path, with_site: bool) -> Path:
     from kb.records import write_jsonl
     from kb.stats import corpus_stats
     from kb.subjects import attach_subjects
+    from kb.twins import attach_twins
 
     _replaceable(out, "build")  # fail before the work, not after it
     _replaceable(site_dir(out), "site")
@@ -199,6 +200,7 @@ def _build_locked(out: Path, with_site: bool) -> Path:
             records = corpus.records
         with _stage(stages, "link"):
             link_records(records)
+            attach_twins(records)
             attach_subjects(records)
         with _stage(stages, "records"):
             write_jsonl(records, tmp / "records.jsonl")

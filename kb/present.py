@@ -28,6 +28,8 @@ def format_record(rec: Record, records: list[Record] | None = None) -> str:
         lines.append(f"引用: {ref['text']} → {ref.get('target') or '—'} [{ref['status']}]")
     if rec.cited_by:
         lines.append("被引用: " + ", ".join(rec.cited_by))
+    if rec.twin:
+        lines.append(f"另一译本: {rec.twin}")
     if rec.subjects:
         lines.append("索引词: " + "、".join(rec.subjects))
     return "\n".join(lines)

@@ -58,8 +58,10 @@ def linked_records():
     from kb.link import link_records
     from kb.pipeline import ingest
     from kb.subjects import attach_subjects
+    from kb.twins import attach_twins
     recs = ingest().records
     link_records(recs)
+    attach_twins(recs)
     attach_subjects(recs)
     return recs
 

@@ -16,7 +16,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("kb.adapters",),
     ("kb.segment",),
     ("kb.collate",),
-    ("kb.xref", "kb.xref_mahjong", "kb.link", "kb.lint", "kb.subjects"),
+    ("kb.xref", "kb.xref_mahjong", "kb.link", "kb.lint", "kb.subjects", "kb.twins"),
     ("kb.pipeline", "kb.stats", "kb.present"),
     ("kb.search", "kb.rules"),
     ("kb.site",),

@@ -52,12 +52,8 @@
     this.logTotal = Math.log(Math.max(1, meta.lexicon.total));
     this.byId = {};
     meta.ids.forEach(function (id, n) { self.byId[id] = n; });
-    this.twin = {};
-    meta.ids.forEach(function (id, n) {
-      var k = id.indexOf(":"), other = meta.twins[id.slice(0, k)];
-      var m = other ? self.byId[other + ":" + id.slice(k + 1)] : undefined;
-      if (m !== undefined) self.twin[n] = m;
-    });
+    this.twin = {};   // a record's twin in the other translation (the records' twin, kb/twins.py)
+    meta.twin.forEach(function (m, n) { if (m >= 0) self.twin[n] = m; });
     var present = new Set(meta.work);
     this.works = meta.works.filter(function (w, i) { return present.has(i); });
     this.cites = meta.citations.patterns.map(function (p) { return { kind: p[0], re: new RegExp(p[1], p[2] + "g") }; });

@@ -64,11 +64,9 @@ class SearchEngine:
             for k in range(1, len(parts)):
                 self.below["/".join(parts[:k]) + "/", d["work"]].append(n)
         twin_work = {w: works.twin_of(w) for w in self.works}
-        self.twin: dict[int, int] = {}
+        self.twin: dict[int, int] = {}   # a clause's twin in the other translation (the records' twin)
         for n, d in enumerate(self.docs):
-            work, _, local = d["id"].partition(":")
-            other = twin_work[work]
-            m = self.by_id.get(f"{other}:{local}") if other else None
+            m = self.by_id.get(d["twin"]) if d.get("twin") else None
             if m is not None:
                 self.twin[n] = m
         self.ranker = Ranker(self.docs, data.lexicon, cache_size,

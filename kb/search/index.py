@@ -36,7 +36,6 @@ from typing import Any
 
 import whoosh.index
 
-from kb import works
 from kb.errors import KbError
 from kb.normalise import to_hant
 from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, is_cjk, normalize, read_userdict, searchable
@@ -46,7 +45,7 @@ from kb.search.synonyms import CURATED_PATHS, SYNONYMS_PATH, VOCABULARY_PATH, lo
 
 META_FILE = "kb-index.json"
 DATA_FILES = ("lexicon.json", "mined.json")   # besides whoosh's own files
-SCHEMA_VERSION = "13"
+SCHEMA_VERSION = "14"
 COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
 
 
@@ -137,7 +136,7 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             pathkey="".join(p + "/" for p in path),
             order=r["order"] if isinstance(r.get("order"), int) else 0,
             law=r["law"] if isinstance(r.get("law"), int) else None,
-            citation=citation, citation_hant=to_hant(citation), parent=r.get("parent"),
+            citation=citation, citation_hant=to_hant(citation), parent=r.get("parent"), twin=r.get("twin"),
             title_hans=title, title_hant=r.get("title_hant") or title,
             text_hans=text, text_hant=r.get("text_hant") or text,
             context="\n".join(reversed(ancestors)),
@@ -157,15 +156,13 @@ def _indexed(doc: dict[str, Any], lex: Lexicon) -> dict[str, Any]:
 
 
 def _mine(docs: list[dict[str, Any]], counts: list[dict[str, dict[str, int]]]) -> dict[str, list[str]]:
-    """Synonym pairs from every pair of twin clauses (same id in two translations); a clause's
-    words are those its title and text were indexed with (``counts``, in the order of ``docs``)."""
+    """Synonym pairs from every pair of twin clauses (the records' ``twin``); a clause's words
+    are those its title and text were indexed with (``counts``, in the order of ``docs``)."""
     by_id = {d["id"]: n for n, d in enumerate(docs)}
     aligned = []
     for n, d in enumerate(docs):
-        work, _, local = d["id"].partition(":")
-        twin = works.twin_of(work)
-        m = by_id.get(f"{twin}:{local}") if twin else None
-        if m is None or work > twin:
+        m = by_id.get(d["twin"]) if d.get("twin") else None
+        if m is None or d["id"] > d["twin"]:
             continue
         aligned.append(([*counts[n]["title"], *counts[n]["text"]], [*counts[m]["title"], *counts[m]["text"]]))
     return mine_parallel(aligned)

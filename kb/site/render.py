@@ -12,7 +12,7 @@ from collections.abc import Callable
 from kb import works
 from kb.normalise import to_hant
 from kb.records import Record
-from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, relative
+from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, anchor_of, relative
 from kb.site.mkdocs_hooks import SLOT
 from kb.site.pdf import pdf_href
 
@@ -292,11 +292,8 @@ class Renderer:
         """The two translations of one law, clause by clause, in two columns (stacked on a phone)."""
         page = f"compare/law-{law}.md"
         pair = self.pair(law)
-        recs = {w: {r.id.split(":", 1)[1]: r for r in self.layout.by_work_law.get((w, law), ())}
-                for w in pair}
-        paths = {local: r.path for w in pair for local, r in recs[w].items()}
-        order = sorted(paths, key=lambda local: [(len(p), p.zfill(3)) for p in paths[local][1:]])
-        first = next(recs[w][str(law)] for w in pair if str(law) in recs[w])
+        rows = self.compare_rows(law, pair)
+        first = next(r for cells in rows.values() for r in cells.values() if r is not None and r.level == "law")
         names = {w: self.t(WORK_TITLES[w][0]) for w in pair}
         slots = self.slots is not None and not any(_NOT_PLAIN.search(n) for n in names.values())
         out = [self.switch(page), f"# {self.t(f'第{law}条对照')}：{escape(self.field(first, 'title'))} {{ #{law} }}\n"]
@@ -308,20 +305,21 @@ class Renderer:
             out.append('<div class="kb-pair kb-pair-head" markdown="1">\n'
                        + "".join(f'<div markdown="1">\n**{names[w]}**\n</div>\n' for w in pair)
                        + "</div>\n")
-        for local in order:
-            if local == str(law):
+        for anchor, row in rows.items():
+            present = [r for r in row.values() if r is not None]
+            if present[0].level == "law":
                 heading = ""
             else:
-                any_rec = next(recs[w][local] for w in pair if local in recs[w])
-                depth = {"clause": 2, "item": 3, "subitem": 4}.get(any_rec.level, 2)
-                heading = f"{'#' * depth} {any_rec.citation} {{ #{local} }}\n"
-            if slots and all(self.plain(recs[w][local]) for w in pair if local in recs[w]):
-                out.append(heading + self.slot(self.pair_html(page, [(names[w], recs[w].get(local)) for w in pair])))
+                depth = {"clause": 2, "item": 3, "subitem": 4}.get(present[0].level, 2)
+                cited = " / ".join(dict.fromkeys(r.citation for r in present))
+                heading = f"{'#' * depth} {cited} {{ #{anchor} }}\n"
+            if slots and all(self.plain(r) for r in present):
+                out.append(heading + self.slot(self.pair_html(page, [(names[w], row[w]) for w in pair])))
                 continue
             cells = []
             for w in pair:
                 label = f'<p class="kb-pair-label">{names[w]}</p>\n'   # which translation, where the head row is hidden
-                rec = recs[w].get(local)
+                rec = row[w]
                 if rec is None:
                     cells.append(f'<div markdown="1">\n{label}<p class="kb-missing">{self.t("此译本无此款")}</p>\n</div>\n')
                     continue
@@ -331,6 +329,30 @@ class Renderer:
                              + (f"{body}\n" if body else "") + "</div>\n")
             out.append(heading + '<div class="kb-pair" markdown="1">\n' + "".join(cells) + "</div>\n")
         return "\n".join(out)
+
+    def compare_rows(self, law: int, pair: tuple[str, str]) -> dict[str, dict[str, Record | None]]:
+        """The rows of a compare page, in the law's order: anchor -> each translation's clause.
+
+        A clause of the first translation and its twin (the records' ``twin``) share a row, whose
+        anchor is the first one's citation (#43B2a); a clause of the second translation that is
+        no one's twin gets a row of its own (#47F-laws1997 where the first has a 47F)."""
+        left, right = pair
+        mine = {w: list(self.layout.by_work_law.get((w, law), ())) for w in pair}
+        by_id = {r.id: r for w in pair for r in mine[w]}
+        keyed: list[tuple[list[tuple[int, str]], str, dict[str, Record | None]]] = []
+        used: set[str] = set()
+        for rec in mine[left]:
+            mate = by_id.get(rec.twin) if rec.twin else None
+            if mate is not None:
+                used.add(mate.id)
+            keyed.append((_path_key(rec), anchor_of(rec), {left: rec, right: mate}))
+        taken = {anchor for _, anchor, _ in keyed}
+        for rec in mine[right]:
+            if rec.id not in used:
+                anchor = anchor_of(rec) if anchor_of(rec) not in taken else f"{anchor_of(rec)}-{right}"
+                keyed.append((_path_key(rec), anchor, {left: None, right: rec}))
+        keyed.sort(key=lambda k: k[0])
+        return {anchor: row for _, anchor, row in keyed}
 
     def pair_html(self, page: str, cells: list[tuple[str, Record | None]]) -> str:
         """The HTML that Markdown makes of a row of the compare page (plain records)."""
@@ -381,6 +403,11 @@ class Renderer:
         out = [self.switch(page), f"# {title}\n"]
         out += [self.record_block(r, page) for r in records]
         return "\n".join(out)
+
+
+def _path_key(rec: Record) -> list[tuple[int, str]]:
+    """Reading order of a clause within its law: 45C before 45C4 before 45C4b, 9 before 10."""
+    return [(len(p), p.zfill(3)) for p in rec.path[1:]]
 
 
 def front_matter(title: str) -> str:

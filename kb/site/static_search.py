@@ -5,8 +5,8 @@
 * `meta.<hash>.js`: the fold table, the query grammar (stopwords, question prefixes,
   phrase, count and definition patterns), the citation grammar (kb.search's regular
   expressions, translated), synonyms (curated and mined from the twin translations), the
-  ranking constants, the lexicon's total and curated words, twins and rule-book families
-  from kb/data/works.toml, per-record ids, paths, families and field lengths;
+  ranking constants, the lexicon's total and curated words, rule-book families from
+  kb/data/works.toml, per-record ids, twins (kb/twins.py), paths, families and field lengths;
 * `l<N>.<hash>.js`: the search lexicon (``index/lexicon.json``: words and frequencies)
   sharded by a hash of the word's first character, so the browser cuts a query exactly
   as jieba's ``cut(HMM=False)`` does (``Lexicon.cut_run``) and loads only the shards of
@@ -202,6 +202,7 @@ class StaticIndex:
         syn = ks.load_synonyms()
         families, family = self._families()
         n = max(1, len(recs))
+        position = {r.id: k for k, r in enumerate(recs)}
         return {
             "version": 2,
             "count": len(recs),
@@ -214,7 +215,7 @@ class StaticIndex:
             "lengths": self.lengths,
             "avg": {f: max(1.0, sum(v) / n) for f, v in self.lengths.items()},
             "works": work_ids,
-            "twins": {w.id: w.twin for w in works.all_works() if w.twin},
+            "twin": [position.get(r.twin, -1) if r.twin else -1 for r in recs],   # the records' twin
             "fold": list(self.fold_table()),
             "lexicon": {"total": self.lex.total, "maxlen": self.lex.maxlen, "domain": sorted(self.lex.domain),
                         "generic": ks.GENERIC_FREQ},

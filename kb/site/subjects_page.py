@@ -2,8 +2,8 @@
 to the clauses it names.
 
 The terms are the editors' (kb/subjects.py): the words readers look a clause up by. A work
-lists its own terms and, for a translation with a twin, the twin's terms at its own clause of
-the same lettering (the two translations answer the same questions). Letters group the terms
+lists its own terms and, for a translation with a twin, its twin clause's terms at its own
+clause (the two translations answer the same questions). Letters group the terms
 by the first letter of their pinyin (Latin terms by their own first letter), as a Chinese
 book's index does; in the Traditional edition the terms are shown converted, in the same order.
 """
@@ -17,7 +17,6 @@ from collections import defaultdict
 
 from pypinyin.pinyin_dict import pinyin_dict
 
-from kb import works
 from kb.errors import KbError
 from kb.records import Record
 from kb.site.layout import WORK_TITLES
@@ -52,13 +51,12 @@ def sort_key(term: str) -> tuple[str, tuple[str, ...], str]:
 def entries(layout_records: dict[str, Record], work: str) -> dict[str, list[Record]]:
     """Each subject term of a work with the work's records it names, in reading order."""
     out: defaultdict[str, list[Record]] = defaultdict(list)
-    twin = works.get(work).twin
     mine = [r for r in layout_records.values() if r.work == work]
     for rec in sorted(mine, key=lambda r: r.order):
         terms = list(rec.subjects)
-        if twin:
-            other = layout_records.get(f"{twin}:{rec.id.split(':', 1)[1]}")
-            terms += [t for t in (other.subjects if other else ()) if t not in terms]
+        other = layout_records.get(rec.twin) if rec.twin else None
+        if other is not None:
+            terms += [t for t in other.subjects if t not in terms]
         for term in terms:
             out[term].append(rec)
     return dict(out)
