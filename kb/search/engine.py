@@ -25,7 +25,7 @@ from kb.search.citations import Cite
 from kb.search.index import IndexData, open_index
 from kb.search.parse import ParsedQuery, QueryParser, clean_query
 from kb.search.rank import CACHE_SIZE, LRU, Ranker
-from kb.search.snippet import highlight
+from kb.search.snippet import highlight, normal_form
 from kb.search.synonyms import Synonyms, load_synonyms
 
 MAX_LIMIT = 1000
@@ -77,6 +77,7 @@ class SearchEngine:
         self._parsed: LRU[tuple[str, str | None], ParsedQuery] = LRU(cache_size)
         self._defining: LRU[tuple[int, str], bool] = LRU(cache_size)
         self._normal: dict[int, tuple[str, str]] = {}
+        self._display: dict[tuple[int, bool], tuple[str, bool]] = {}   # normalized display text (bounded by the index)
 
     @classmethod
     def open(cls, records_path: Path | str | None = None,
@@ -238,8 +239,13 @@ class SearchEngine:
         title = (d["title_hant"] if hant else d["title_hans"]) or ""
         text = (d["text_hant"] if hant else d["text_hans"]) or ""
         citation = d["citation_hant"] if hant else d["citation"]
+        shown = text or title
+        norm = self._display.get((n, hant))
+        if norm is None:
+            norm = self._display[(n, hant)] = normal_form(shown)
         return {"id": d["id"], "work": d["work"], "citation": citation, "title": title,
-                "snippet": highlight(text or title, [t for t in parsed.marks if t in self.hay[n]], ordered=True)}
+                "snippet": highlight(shown, [t for t in parsed.marks if t in self.hay[n]], ordered=True,
+                                     normalized=norm)}
 
     def _result(self, n: int, score: float, parsed: ParsedQuery) -> dict[str, Any]:
         r = self._shown(n, parsed)

@@ -16,7 +16,7 @@ _SPECIAL = re.compile("[&<>\"']")
 
 
 @lru_cache(maxsize=2048)
-def _normalized(display: str) -> tuple[str, bool]:
+def normal_form(display: str) -> tuple[str, bool]:
     """The normalized text, and whether the display text holds a character HTML escapes."""
     return normalize(display), _SPECIAL.search(display) is not None
 
@@ -31,16 +31,17 @@ def _plain(s: str) -> str:
 
 
 def highlight(display: str, terms: Iterable[str], width: int = SNIPPET_CHARS, *,
-              ordered: bool = False) -> str:
+              ordered: bool = False, normalized: tuple[str, bool] | None = None) -> str:
     """HTML snippet of ``display`` with each term occurrence in <mark>; everything escaped.
 
     Terms are normalized strings; they are found in ``normalize(display)``, which has
     the same length, so the marks fall on the text as shown (Traditional or Simplified).
-    ``ordered``: the terms are already in ``mark_order`` (and none is empty).
+    ``ordered``: the terms are already in ``mark_order`` (and none is empty); ``normalized``:
+    ``normal_form(display)``, if the caller keeps it.
     """
     if not display:
         return ""
-    norm, special = _normalized(display)
+    norm, special = normalized or normal_form(display)
     esc = html.escape if special else _plain
     taken = bytearray(len(norm))
     spans: list[tuple[int, int]] = []
