@@ -308,3 +308,19 @@ def test_typed_html_is_text_in_the_static_engine_too(static_site, page):
     assert q in page.inner_text("#kb-status")
     tags = page.locator("#kb-results .kb-result-snippet *").evaluate_all("els => els.map(e => e.tagName)")
     assert set(tags) == {"MARK"}
+
+
+def test_header_result_on_this_page_closes_the_panel(static_site, page):
+    """On a phone, tapping a result on the page being read scrolls to the clause and the panel
+    goes away (it covered the clause); each result says which rule book it is from."""
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{static_site}/hans/cbr1999/law-64/")
+    page.click(".kb-hsearch-open")
+    page.fill(".kb-hsearch-input", "64A2")
+    assert top_ids(page, ".kb-hsearch ol")[0] == "cbr1999:64A2"
+    assert "中国桥牌竞赛规则" in page.locator(".kb-hsearch .kb-result-work").first.inner_text()
+    page.locator(".kb-hsearch [data-kb-id='cbr1999:64A2']").click()
+    page.wait_for_function("() => location.hash === '#64A2'")
+    assert page.locator(".kb-hsearch-panel").is_hidden()
+    box = page.locator("[id='64A2']").bounding_box()
+    assert box is not None and 0 <= box["y"] < 844

@@ -147,3 +147,16 @@ def test_a_multi_word_english_term_counts_as_itself(engine_fixture):
     """penalty card: the English name is matched as written (index terms hold it), besides 罚张."""
     group = engine_fixture.parse("penalty card").groups[0]
     assert ("penalty card", 1.0) in group.alts and any(s == "罚张" for s, _ in group.alts)
+
+
+def test_the_index_lists_the_clauses_own_titles(site):
+    """A reader looking up 藏牌成立 finds the clause titled so (63A), not only clauses whose index
+    terms say it; an entry that is a clause's title does not repeat the title after its link."""
+    hans = (site / "hans" / "cbr1999" / "subjects" / "index.html").read_text(encoding="utf-8")
+    entry = re.search(r'<li><span class="kb-subject">藏牌成立</span> → (.*?)</li>', hans)
+    assert entry and 'href="../law-63/#63A"' in entry.group(1)
+    assert '<span class="kb-subject-title">藏牌成立</span>' not in entry.group(1)
+    mahjong = (site / "hans" / "twmj16" / "subjects" / "index.html").read_text(encoding="utf-8")
+    intro = re.search(r"<p>查找条款用的词：(.*?)</p>", mahjong)
+    assert intro and "另一译本" not in intro.group(1)          # the mahjong rules have no other translation
+    assert "另一译本" in re.search(r"<p>查找条款用的词：(.*?)</p>", hans).group(1)

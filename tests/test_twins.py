@@ -82,3 +82,9 @@ def test_compare_page_sets_the_corresponding_clauses_side_by_side(session_build:
     assert 'id="47F-laws1997"' in law47                    # the other translation's 47F, on its own
     own = law47[law47.index('id="47F-laws1997"'):]
     assert "此译本无此款" in own[:own.index("</div>\n</div>")]
+
+
+def test_a_clause_only_one_translation_has_says_so(session_build: Path):
+    law47 = (session_build.parent / "site" / "hans" / "compare" / "law-47" / "index.html").read_text(encoding="utf-8")
+    heading = re.search(r'<h2 id="47F-laws1997">(.*?)<a', law47, re.S)
+    assert heading and "47F" in heading.group(1) and "仅见于" in heading.group(1)

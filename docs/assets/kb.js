@@ -207,8 +207,9 @@
     panel.appendChild(list); panel.appendChild(more);
     panel.hidden = true;
     form.appendChild(panel);
-    var labels = { twin: form.getAttribute("data-msg-twin") || (hant ? "另一譯本：" : "另一译本："),
-                   more: hant ? "全部結果" : "全部结果" };
+    var labels = labelsOf(form);   // data-msg-work-ID: the rule book of each result
+    labels.twin = labels.twin || (hant ? "另一譯本：" : "另一译本：");
+    labels.more = hant ? "全部結果" : "全部结果";
     var run = runner(list, null, labels, 8), timer = null;
     form.addEventListener("submit", function (event) {
       event.preventDefault();
@@ -229,8 +230,13 @@
       form.classList.add("kb-hsearch--open");
       input.focus();
     });
+    function close() { panel.hidden = true; form.classList.remove("kb-hsearch--open"); }
     document.addEventListener("click", function (event) {
-      if (!form.contains(event.target)) { panel.hidden = true; form.classList.remove("kb-hsearch--open"); }
+      if (!form.contains(event.target)) close();
+    });
+    // A result on this very page only scrolls to its clause: the panel must not stay over it.
+    list.addEventListener("click", function (event) {
+      if (event.target.closest && event.target.closest("a")) { close(); input.blur(); }
     });
     input.addEventListener("keydown", function (event) {
       if (event.key === "Escape") { panel.hidden = true; form.classList.remove("kb-hsearch--open"); input.blur(); }

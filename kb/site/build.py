@@ -184,6 +184,7 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
             "extra_javascript": [assets[name] for name in EXTRA_JAVASCRIPT],
             "hooks": [str(HOOKS)],
             "extra": {"kb_search_label": label, "kb_slots": str(slot_file),
+                      "kb_works": {w.id: w.title(script) for w in works.all_works()},
                       "kb_search_placeholder": "检索条款" if script == "hans" else "檢索條款"},
         }
         if script == "hant":

@@ -312,6 +312,9 @@ class Renderer:
             else:
                 depth = {"clause": 2, "item": 3, "subitem": 4}.get(present[0].level, 2)
                 cited = " / ".join(dict.fromkeys(r.citation for r in present))
+                if anchor != anchor_of(present[0]):      # a citation the other translation uses for another clause
+                    only = next(w for w in pair if row[w] is not None)
+                    cited += f" · {self.t('仅见于')}{escape(names[only])}"
                 heading = f"{'#' * depth} {cited} {{ #{anchor} }}\n"
             if slots and all(self.plain(r) for r in present):
                 out.append(heading + self.slot(self.pair_html(page, [(names[w], row[w]) for w in pair])))

@@ -17,6 +17,7 @@ from collections import defaultdict
 
 from pypinyin.pinyin_dict import pinyin_dict
 
+from kb import works
 from kb.errors import KbError
 from kb.records import Record
 from kb.site.layout import WORK_TITLES
@@ -49,11 +50,12 @@ def sort_key(term: str) -> tuple[str, tuple[str, ...], str]:
 
 
 def entries(layout_records: dict[str, Record], work: str) -> dict[str, list[Record]]:
-    """Each subject term of a work with the work's records it names, in reading order."""
+    """Each entry of a work's index with the work's records it names, in reading order: the
+    clauses' own titles (罚张的处理 names Law 50) and their subject terms."""
     out: defaultdict[str, list[Record]] = defaultdict(list)
     mine = [r for r in layout_records.values() if r.work == work]
     for rec in sorted(mine, key=lambda r: r.order):
-        terms = list(rec.subjects)
+        terms = ([rec.title_hans] if rec.title_hans else []) + [t for t in rec.subjects if t != rec.title_hans]
         other = layout_records.get(rec.twin) if rec.twin else None
         if other is not None:
             terms += [t for t in other.subjects if t not in terms]
@@ -63,7 +65,11 @@ def entries(layout_records: dict[str, Record], work: str) -> dict[str, list[Reco
 
 
 def has_subjects(layout_records: dict[str, Record], work: str) -> bool:
-    return bool(entries(layout_records, work))
+    """A work has an index page when its records (or their twins) have subject terms."""
+    for rec in layout_records.values():
+        if rec.work == work and (rec.subjects or (rec.twin and layout_records[rec.twin].subjects)):
+            return True
+    return False
 
 
 def subject_page(r: Renderer, work: str) -> str:
@@ -76,10 +82,15 @@ def subject_page(r: Renderer, work: str) -> str:
         groups[key[0]].append((key, term))
     letters = sorted(groups, key=lambda c: (c == OTHER, c))
     title = r.t("索引")
+    kinds = ["条款标题", "日常说法", "台湾用语"]
+    if works.get(work).twin:
+        kinds.append("另一译本的用语")
+    if any(t.isascii() for t in terms):
+        kinds.append("英文术语")
     out = [front_matter(f"{title} · {r.t(WORK_TITLES[work][0])}"), r.switch(page),
            f"# {title}：{escape(r.t(WORK_TITLES[work][0]))}\n",
-           r.t("读者和裁判查找条款时常用的说法（日常说法、台湾用语、另一译本的用语和英文术语），"
-               "按汉语拼音排序，每个词指向回答它的条款。检索也认得这些词。") + "\n",
+           r.t(f"查找条款用的词：{'、'.join(kinds)}，按汉语拼音排序，每个词指向回答它的条款。"
+               "检索也认得这些词。") + "\n",
            '<nav class="kb-letters" aria-label="' + html.escape(r.t("按字母")) + '">'
            + " ".join(f'<a href="#letter-{c if c != OTHER else "other"}">{c}</a>' for c in letters)
            + "</nav>\n"]
@@ -93,7 +104,7 @@ def subject_page(r: Renderer, work: str) -> str:
                 href = r.layout.href(page, rec.id)
                 label = r.citation(rec)
                 title = r.field(rec, "title")
-                if title == label:      # a mahjong term cited by its own name (解除过水)
+                if title in (label, r.t(term)):   # cited by its own name (解除过水), or the entry is the title
                     title = ""
                 if href is None:
                     raise KbError(f"subject index of {work}: record {rec.id} has no page")
