@@ -640,3 +640,18 @@ def test_rankings_are_those_of_the_snapshot(engine: SearchEngine):
     assert len(queries) >= 500 and set(got) == set(want)
     changed = [q for q in queries if got[q] != want[q]]
     assert not changed, f"{len(changed)} rankings changed, first: {changed[0]!r}"
+
+
+def test_a_heading_shows_its_clauses_and_a_scoring_item_its_tai(engine: SearchEngine):
+    """A law with no text of its own shows its clauses as its snippet (27 不足叫牌: 27A …, 27B …),
+    not its title again; a mahjong scoring item carries its 台 as the rules give it."""
+    def plain(r: dict) -> str:
+        return r["snippet"].replace("<mark>", "").replace("</mark>", "")
+
+    law = next(r for r in engine.search("不足叫牌", limit=10) if r["id"] == "cbr1999:27")
+    assert plain(law).startswith("27A 不足叫牌被接受；27B 不足叫牌不被接受")
+    hant = next(r for r in engine.search("不足叫牌", limit=10, script="hant") if r["id"] == "cbr1999:27")
+    assert plain(hant).startswith("27A 不足叫牌被接受") and "越序的不足叫牌" in plain(hant)
+    top = engine.search("八仙过海")[0]
+    assert top["id"] == "twmj16:patterns.29" and top["tai"] == "8"
+    assert "tai" not in engine.search("明手", limit=1)[0]

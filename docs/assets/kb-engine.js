@@ -617,7 +617,7 @@
     var k = d % size, hans = blk.hans[String(k)];
     return { citation: blk.citation[k], title: blk.title[k], text: blk.text[k], url: blk.url[k],
              titleHans: hans ? hans[0] : blk.title[k], textHans: hans ? hans[1] : blk.text[k],
-             subjects: blk.subjects[k] };
+             subjects: blk.subjects[k], tai: blk.tai[String(k)] };
   };
   // rank.py phrase_text: the search form of title, text and subject terms (null until the block is loaded).
   Engine.prototype.phraseText = function (d) {
@@ -733,6 +733,7 @@
     parsed.groups.forEach(function (g) { strings(g).forEach(function (x) { if (x && hay.indexOf(x) >= 0) hits.push(x); }); });
     var r = { id: this.meta.ids[d], work: this.meta.works[this.meta.work[d]], citation: s.citation, title: s.title,
               snippet: this.highlight(s.text || s.title, hits), url: s.url };
+    if (s.tai) r.tai = s.tai;
     if (score !== undefined) {
       r.score = Math.round(score * 10000) / 10000;
       var t = this.twin[d];

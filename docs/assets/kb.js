@@ -137,6 +137,7 @@
       var li = el("li", "kb-result"), head = el("div", "kb-result-head");
       head.appendChild(link(r, "kb-result-cite"));
       if (r.title) head.appendChild(el("span", "kb-result-title", String(r.title)));
+      if (r.tai) head.appendChild(el("span", "kb-result-tai", fmt(labels.tai || "{tai}台", { tai: r.tai })));
       if (labels["work-" + r.work]) head.appendChild(el("span", "kb-result-work", labels["work-" + r.work]));
       li.appendChild(head);
       var snip = el("p", "kb-result-snippet");

@@ -82,7 +82,7 @@ def format_people(results: list[dict[str, Any]]) -> str:
     for i, r in enumerate(results, 1):
         parts = [f"{r['work']} {r['citation']}".strip()]
         if r.get("title"):
-            parts.append(r["title"])
+            parts.append(r["title"] + (f"（{r['tai']}台）" if r.get("tai") else ""))
         snippet = plain_snippet(r.get("snippet") or "")
         if snippet and snippet != r.get("title"):
             parts.append(snippet)

@@ -25,7 +25,7 @@ from kb.search.citations import Cite
 from kb.search.index import IndexData, open_index
 from kb.search.parse import ParsedQuery, QueryParser, clean_query
 from kb.search.rank import CACHE_SIZE, LRU, Ranker
-from kb.search.snippet import highlight, normal_form
+from kb.search.snippet import highlight, normal_form, outline
 from kb.search.synonyms import Synonyms, load_synonyms
 
 MAX_LIMIT = 1000
@@ -78,6 +78,11 @@ class SearchEngine:
         self._defining: LRU[tuple[int, str], bool] = LRU(cache_size)
         self._normal: dict[int, tuple[str, str]] = {}
         self._display: dict[tuple[int, bool], tuple[str, bool]] = {}   # normalized display text (bounded by the index)
+        self.children: defaultdict[int, list[int]] = defaultdict(list)   # a heading's clauses, in order
+        for n, d in enumerate(self.docs):
+            p = self.by_id.get(d["parent"]) if d.get("parent") else None
+            if p is not None:
+                self.children[p].append(n)
 
     @classmethod
     def open(cls, records_path: Path | str | None = None,
@@ -239,13 +244,19 @@ class SearchEngine:
         title = (d["title_hant"] if hant else d["title_hans"]) or ""
         text = (d["text_hant"] if hant else d["text_hans"]) or ""
         citation = d["citation_hant"] if hant else d["citation"]
+        if not text and self.children.get(n):      # a heading: its clauses stand for its text
+            text = outline([(c["citation_hant"] if hant else c["citation"], (c["title_hant"] if hant else c["title_hans"]) or "")
+                            for c in (self.docs[k] for k in self.children[n])])
         shown = text or title
         norm = self._display.get((n, hant))
         if norm is None:
             norm = self._display[(n, hant)] = normal_form(shown)
-        return {"id": d["id"], "work": d["work"], "citation": citation, "title": title,
-                "snippet": highlight(shown, [t for t in parsed.marks if t in self.hay[n]], ordered=True,
-                                     normalized=norm)}
+        out = {"id": d["id"], "work": d["work"], "citation": citation, "title": title,
+               "snippet": highlight(shown, [t for t in parsed.marks if t in self.hay[n]], ordered=True,
+                                    normalized=norm)}
+        if d.get("tai"):
+            out["tai"] = d["tai"]       # a mahjong scoring item's 台, as the rules give it ("8", "2N")
+        return out
 
     def _result(self, n: int, score: float, parsed: ParsedQuery) -> dict[str, Any]:
         r = self._shown(n, parsed)

@@ -35,7 +35,7 @@ from kb.search.lexicon import Lexicon
 WORD_FIELDS = ("title", "text", "context", "subjects")
 GRAM_FIELDS = ("bigram", "unigram")
 COUNTS = "counts"   # the stored field of each text field's term frequencies
-STORED = ("level", "pathkey", "order", "law", "citation", "citation_hant", "parent", "twin",
+STORED = ("level", "pathkey", "order", "law", "citation", "citation_hant", "parent", "twin", "tai",
           "title_hans", "title_hant", "text_hans", "text_hant")
 
 

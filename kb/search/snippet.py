@@ -89,6 +89,12 @@ def _window(spans: list[tuple[int, int]], length: int, width: int) -> int:
     return best_lo
 
 
+def outline(children: list[tuple[str, str]]) -> str:
+    """What a heading with no text of its own shows as its snippet: its clauses, each citation and
+    title (27A 不足叫牌被接受；27B 不足叫牌不被接受)."""
+    return "；".join(f"{c} {t}".strip() for c, t in children)
+
+
 def plain_snippet(snippet: str) -> str:
     """A snippet without <mark> tags and entities, for people at a terminal."""
     return html.unescape(snippet.replace("<mark>", "").replace("</mark>", ""))

@@ -38,6 +38,7 @@ from kb.normalise import to_hant
 from kb.records import Record
 from kb.search.index import read_documents
 from kb.search.lexicon import Lexicon
+from kb.search.snippet import outline
 from kb.site.layout import Layout
 
 INDEX_DIR = "idx"
@@ -248,13 +249,23 @@ class StaticIndex:
         whose search form differs (the engine tests definitions and marks words on those)."""
         hant = script == "hant"
         normalize = ks.normalize
+        children: dict[str, list[Record]] = {}
+        for rec in self.records:
+            if rec.parent:
+                children.setdefault(rec.parent, []).append(rec)
         blocks = []
         for start in range(0, len(self.records), DOC_BLOCK):
-            block: dict[str, Any] = {"citation": [], "title": [], "text": [], "url": [], "subjects": [], "hans": {}}
+            block: dict[str, Any] = {"citation": [], "title": [], "text": [], "url": [], "subjects": [], "hans": {},
+                                     "tai": {}}
             for k, rec in enumerate(self.records[start:start + DOC_BLOCK]):
                 place = self.layout.place[rec.id]
                 title = (rec.title_hant if hant else rec.title_hans) or rec.title_hans
                 text = (rec.text_hant if hant else rec.text_hans) or rec.text_hans
+                if not text and rec.id in children:    # a heading: its clauses stand for its text (engine.py)
+                    text = outline([(to_hant(c.citation) if hant else c.citation,
+                                     (c.title_hant if hant else c.title_hans) or "") for c in children[rec.id]])
+                if rec.tai:
+                    block["tai"][str(k)] = rec.tai
                 block["citation"].append(to_hant(rec.citation) if hant else rec.citation)
                 block["title"].append(title)
                 block["text"].append(text)
