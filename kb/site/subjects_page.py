@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import functools
 import html
+import importlib.util
+import json
 import re
 import unicodedata
 from collections import defaultdict
-
-from pypinyin.pinyin_dict import pinyin_dict
+from pathlib import Path
 
 from kb import works
 from kb.errors import KbError
@@ -31,13 +32,27 @@ _PIECES = re.compile(r"[\x00-\x7f]+|.")   # a run of ASCII (spelt as it is) or o
 
 
 @functools.cache
+def readings() -> dict[str, str]:
+    """pypinyin's table of each character's readings (code point -> "zhòng,chóng"), read from its
+    data file: importing pypinyin itself would load its phrase dictionary too (0.2 s), unused here."""
+    spec = importlib.util.find_spec("pypinyin")
+    if spec is None or not spec.submodule_search_locations:
+        raise KbError("pypinyin is not installed (the subject index pages sort by it): run scripts/serve or pip install -e .")
+    path = Path(list(spec.submodule_search_locations)[0]) / "pinyin_dict.json"
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise KbError(f"{path}: cannot read pypinyin's reading table ({exc})") from None
+
+
+@functools.cache
 def syllable(ch: str) -> str:
     """A character's pinyin without tones (its first reading: 重 zhong, 藏 cang), or the character
     itself, lowercased, if it is not an ideograph."""
-    readings = pinyin_dict.get(ord(ch))
-    if not readings:
+    known = readings().get(str(ord(ch)))
+    if not known:
         return ch.lower()
-    first = unicodedata.normalize("NFD", readings.split(",")[0])
+    first = unicodedata.normalize("NFD", known.split(",")[0])
     return "".join(c for c in first if not unicodedata.combining(c))
 
 
