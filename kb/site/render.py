@@ -449,11 +449,16 @@ def page_url(page: str, href: str) -> str:
     path, _, anchor = href.partition("#")
     if not path:
         return href
+    return _page_dir_url(page, path) + (f"#{anchor}" if anchor else "")
+
+
+@functools.lru_cache(maxsize=4096)
+def _page_dir_url(page: str, path: str) -> str:
+    """The directory URL of docs page ``path`` (relative to ``page``) as seen from ``page``."""
     here = url_of(page)
     there = url_of(posixpath.normpath(posixpath.join(posixpath.dirname(page), path)))
     rel = posixpath.relpath(there or ".", here or ".")
-    rel = "./" if rel == "." else rel + "/"
-    return rel + (f"#{anchor}" if anchor else "")
+    return "./" if rel == "." else rel + "/"
 
 
 def url_of(page: str) -> str:

@@ -111,6 +111,7 @@ class StaticIndex:
         self._lexicon_shards: list[dict[str, int]] | None = None
         self._postings_shards: list[dict[str, dict[str, list[int]]]] | None = None
         self._meta: dict[str, Any] | None = None
+        self._shared: list[tuple[str, str, str]] | None = None
 
     # --- tables -------------------------------------------------------------------------
 
@@ -283,10 +284,12 @@ class StaticIndex:
         out.mkdir(parents=True, exist_ok=True)
         files: dict[str, str] = {}
         lex = self.lexicon_shards()
-        for i, lshard in enumerate(lex):
-            files[f"l{i}"] = _write_chunk(out, f"l{i}", lshard)
-        for i, shard in enumerate(self._shards()):
-            files[f"p{i}"] = _write_chunk(out, f"p{i}", shard)
+        if self._shared is None:     # the lexicon and the postings are the same in both editions: made once
+            self._shared = [_chunk(f"l{i}", lshard) for i, lshard in enumerate(lex)] + \
+                [_chunk(f"p{i}", shard) for i, shard in enumerate(self._shards())]
+        for name, filename, text in self._shared:
+            (out / filename).write_text(text, encoding="utf-8")
+            files[name] = f"{INDEX_DIR}/{filename}"
         for i, block in enumerate(self._doc_blocks(script)):
             files[f"d{i}"] = _write_chunk(out, f"d{i}", block)
         meta = self.meta()
@@ -296,11 +299,16 @@ class StaticIndex:
         return _write_chunk(out, "meta", meta)
 
 
-def _write_chunk(out: Path, name: str, data: Any) -> str:
+def _chunk(name: str, data: Any) -> tuple[str, str, str]:
+    """(name, content-addressed file name, text) of one chunk."""
     body = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
     text = f"kbIndexChunk({json.dumps(name)},{body});\n"
     digest = hashlib.sha256(text.encode()).hexdigest()[:10]
-    filename = f"{name}.{digest}.js"
+    return name, f"{name}.{digest}.js", text
+
+
+def _write_chunk(out: Path, name: str, data: Any) -> str:
+    _, filename, text = _chunk(name, data)
     (out / filename).write_text(text, encoding="utf-8")
     return f"{INDEX_DIR}/{filename}"
 
