@@ -362,8 +362,9 @@
     this.pass.groupDocs.set(key, out);
     return out;
   };
-  Engine.prototype.wordDocs = function (g) {
-    var key = strings(g).join("\u0000"), hit = this.pass.wordDocs.get(key), self = this;
+  // Records holding every word of one of the group's strings, in the given word fields.
+  Engine.prototype.docsWithWords = function (g, cache, fields) {
+    var key = strings(g).join("\u0000"), hit = this.pass[cache].get(key), self = this;
     if (hit) return hit;
     var out = new Set();
     strings(g).forEach(function (s) {
@@ -371,35 +372,19 @@
       if (!words.length) return;
       var sets = words.map(function (w) {
         var set = new Set();
-        for (var f in self.slot) self.posting(f, w).forEach(function (r) { set.add(r[0]); });
+        fields.forEach(function (f) { self.posting(f, w).forEach(function (r) { set.add(r[0]); }); });
         return set;
       });
       sets[0].forEach(function (d) {
         if (sets.every(function (set) { return set.has(d); })) out.add(d);
       });
     });
-    this.pass.wordDocs.set(key, out);
+    this.pass[cache].set(key, out);
     return out;
   };
+  Engine.prototype.wordDocs = function (g) { return this.docsWithWords(g, "wordDocs", Object.keys(this.slot)); };
   // Records an ancestor's title of which holds one of the group's strings as words (rank.py context_docs).
-  Engine.prototype.contextDocs = function (g) {
-    var key = strings(g).join("\u0000"), hit = this.pass.contextDocs.get(key), self = this;
-    if (hit) return hit;
-    var out = new Set();
-    strings(g).forEach(function (s) {
-      var words = self.wordsOf(s);
-      if (!words.length) return;
-      var sets = words.map(function (w) {
-        return new Set(self.posting("context", w).map(function (r) { return r[0]; }));
-      });
-      if (sets.some(function (set) { return !set.size; })) return;
-      sets[0].forEach(function (d) {
-        if (sets.every(function (set) { return set.has(d); })) out.add(d);
-      });
-    });
-    this.pass.contextDocs.set(key, out);
-    return out;
-  };
+  Engine.prototype.contextDocs = function (g) { return this.docsWithWords(g, "contextDocs", ["context"]); };
   Engine.prototype.rarity = function (g) { return Math.log(1.0 + this.n / (1.0 + this.groupDocs(g).size)); };
   Engine.prototype.queryFamily = function (groups) {
     var votes = new Map(), self = this, R = this.R, fam = this.meta.family;
