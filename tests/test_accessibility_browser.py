@@ -9,7 +9,7 @@ import pytest
 from kbbrowser import DESKTOP, PHONE, new_page
 
 PAGE_KINDS = {"home": "", "law": "cbr1999/law-67/", "compare": "compare/law-45/", "mahjong": "twmj16/",
-              "scoring": "twmj16/patterns/", "search": "search/?q=明手", "subject index": "twmj16/subjects/"}
+              "scoring": "twmj16/patterns/", "search": "search/?q=明手", "subject index": "laws1997/subjects/"}
 
 
 # The two colour schemes share the DOM: every rule runs in the light scheme, and the rules that read
