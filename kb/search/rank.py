@@ -2,21 +2,24 @@
 
 Two kinds of evidence for each query group (a word and the strings that count as it):
 
-* word level: BM25 of each of its words in the title, text and ancestor-title fields
-  (boosted per field; a string of several words needs all of them in the clause);
+* word level: BM25 of each of its words in the title, text, ancestor-title and subject-term
+  fields (boosted per field; a string of several words needs all of them in the clause);
 * character level: BM25 of its character bigrams (unigrams for a single character) in
-  the clause's title and text, so a word written differently, or inside a longer word
-  (罚张 in 重罚张), or cut differently, still finds its clause.
+  the clause's title, text and subject terms, so a word written differently, or inside a
+  longer word (罚张 in 重罚张), or cut differently, still finds its clause.
 
 A group scores the best of its strings (times the string's weight), so synonyms widen a
 word without counting it twice. The two channels are added (the gram channel scaled by
 GRAM_WEIGHT; reciprocal-rank fusion, FUSION = "rrf", measured lower on the tuning set),
 plus the bigrams of the query as typed. When the query's terms of the rules all belong
 to one family of rule books (胡 to mahjong, 明手 to bridge), clauses of the others are
-scaled down. The best CANDIDATES are then scaled by the square of the share of groups
-(weighted by rarity; everyday words weigh less) each contains, a clause and its twin
-counting as one (a group is contained when all its bigrams are in the clause: posting
-lists, no scan over the clauses).
+scaled down. Clauses are then scaled by the square of the share of groups (weighted by
+rarity; everyday words weigh less) each contains, a clause and its twin counting as one,
+a group in an ancestor's title counting too (CONTEXT_COVER); a group is contained when all
+its bigrams are in the clause (posting lists, no scan over the clauses). Only the best
+CANDIDATES by raw score are re-ranked, and any other clause that could still reach the
+first ``depth`` places: the cut changes no answer the engine shows. A quoted phrase must
+stand whole in the title, the text or a subject term.
 
 Every cache is an LRU with a size, except the BM25 weights of the index's own terms, which
 are bounded by the index: nothing grows with the number of distinct queries.
