@@ -324,3 +324,15 @@ def test_header_result_on_this_page_closes_the_panel(static_site, page):
     assert page.locator(".kb-hsearch-panel").is_hidden()
     box = page.locator("[id='64A2']").bounding_box()
     assert box is not None and 0 <= box["y"] < 844
+
+
+def test_subject_index_letter_bar_marks_the_letter_being_read(static_site, page):
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{static_site}/hans/cbr1999/subjects/#letter-L")
+    page.wait_for_function("() => document.querySelector('.kb-letters a[aria-current]') !== null")
+    current = page.locator(".kb-letters a[aria-current]")
+    assert current.count() == 1 and current.inner_text() == "L"
+    box, bar = current.bounding_box(), page.locator(".kb-letters").bounding_box()
+    assert box and bar and bar["x"] <= box["x"] and box["x"] + box["width"] <= bar["x"] + bar["width"] + 1   # in view
+    page.evaluate("() => document.getElementById('letter-Z').scrollIntoView()")
+    page.wait_for_function("() => document.querySelector('.kb-letters a[aria-current]').textContent === 'Z'")

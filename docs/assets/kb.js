@@ -301,7 +301,40 @@
     box.setAttribute("data-ready", "1");
   }
 
-  function start() { header(); page(); }
+  // --- the subject index: the letter bar marks the letter being read -----------------------
+  function letters() {
+    var bar = document.querySelector(".kb-letters");
+    if (!bar) return;
+    var links = {};
+    Array.prototype.forEach.call(bar.querySelectorAll("a[href^='#letter-']"), function (a) {
+      links[a.getAttribute("href").slice(1)] = a;
+    });
+    var heads = Array.prototype.filter.call(document.querySelectorAll("h2[id^='letter-']"), function (h) { return links[h.id]; });
+    function mark() {
+      var top = bar.getBoundingClientRect().bottom + 32, current = null;
+      heads.forEach(function (h) { if (h.getBoundingClientRect().top <= top) current = h.id; });
+      Object.keys(links).forEach(function (id) {
+        if (id === current) links[id].setAttribute("aria-current", "location");
+        else links[id].removeAttribute("aria-current");
+      });
+      if (current && bar.scrollWidth > bar.clientWidth) {
+        var a = links[current], left = a.offsetLeft - bar.offsetLeft;
+        if (left < bar.scrollLeft || left + a.offsetWidth > bar.scrollLeft + bar.clientWidth) bar.scrollLeft = left - 8;
+      }
+    }
+    var queued = false;
+    function soon() {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(function () { queued = false; mark(); });
+    }
+    window.addEventListener("scroll", soon, { passive: true });
+    window.addEventListener("hashchange", soon);
+    window.addEventListener("load", soon);
+    mark();
+  }
+
+  function start() { header(); page(); letters(); }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
 })();
