@@ -40,8 +40,9 @@
     this.load = load;
     this.n = Math.max(1, meta.count);
     this.R = meta.ranking;
-    this.slot = {};   // a word field's place in a posting's counts (the ranking's field order)
-    Object.keys(this.R.wordFields).forEach(function (f, i) { self.slot[f] = i; });
+    this.wordFields = Object.keys(this.R.wordFields);   // in the order of a posting's counts
+    this.slot = {};   // a word field's place in a posting's counts
+    this.wordFields.forEach(function (f, i) { self.slot[f] = i; });
     this.Q = meta.query;
     this.fold = {};
     var from = Array.from(meta.fold[0]), to = Array.from(meta.fold[1]);
@@ -270,7 +271,7 @@
     var shard = this.chunk("p" + (termHash(kind + ":" + term) % this.meta.shards));
     var flat = shard && shard[kind][term], out = [];
     if (!flat) return out;
-    var width = kind === "w" ? Object.keys(this.slot).length : 1, slot = kind === "w" ? this.slot[field] : 0, doc = 0;
+    var width = kind === "w" ? this.wordFields.length : 1, slot = kind === "w" ? this.slot[field] : 0, doc = 0;
     for (var i = 0; i < flat.length; i += width + 1) {
       doc += flat[i];
       var tf = flat[i + 1 + slot];
@@ -317,7 +318,7 @@
   };
   Engine.prototype.known = function (s) {
     if (this.contained(s).size) return true;
-    for (var f in this.slot) if (this.posting(f, s).length) return true;
+    for (var i = 0; i < this.wordFields.length; i++) if (this.posting(this.wordFields[i], s).length) return true;
     return s.indexOf(" ") >= 0 && this.wordScores(s).size > 0;
   };
   Engine.prototype.wordScores = function (s) {
@@ -382,7 +383,7 @@
     this.pass[cache].set(key, out);
     return out;
   };
-  Engine.prototype.wordDocs = function (g) { return this.docsWithWords(g, "wordDocs", Object.keys(this.slot)); };
+  Engine.prototype.wordDocs = function (g) { return this.docsWithWords(g, "wordDocs", this.wordFields); };
   // Records an ancestor's title of which holds one of the group's strings as words (rank.py context_docs).
   Engine.prototype.contextDocs = function (g) { return this.docsWithWords(g, "contextDocs", ["context"]); };
   Engine.prototype.rarity = function (g) { return Math.log(1.0 + this.n / (1.0 + this.groupDocs(g).size)); };

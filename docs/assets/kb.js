@@ -137,7 +137,7 @@
       var li = el("li", "kb-result"), head = el("div", "kb-result-head");
       head.appendChild(link(r, "kb-result-cite"));
       if (r.title) head.appendChild(el("span", "kb-result-title", String(r.title)));
-      if (r.tai) head.appendChild(el("span", "kb-result-tai", fmt(labels.tai || "{tai}台", { tai: r.tai })));
+      if (r.tai) head.appendChild(el("span", "kb-result-tai", String(r.tai) + "台"));
       if (labels["work-" + r.work]) head.appendChild(el("span", "kb-result-work", labels["work-" + r.work]));
       li.appendChild(head);
       var snip = el("p", "kb-result-snippet");
@@ -240,7 +240,7 @@
       if (event.target.closest && event.target.closest("a")) { close(); input.blur(); }
     });
     input.addEventListener("keydown", function (event) {
-      if (event.key === "Escape") { panel.hidden = true; form.classList.remove("kb-hsearch--open"); input.blur(); }
+      if (event.key === "Escape") { close(); input.blur(); }
     });
   }
   // Start fetching the engine when someone is about to search (API or not, it is small).

@@ -112,6 +112,10 @@ class StaticIndex:
         self._postings_shards: list[dict[str, dict[str, list[int]]]] | None = None
         self._meta: dict[str, Any] | None = None
         self._shared: list[tuple[str, str, str]] | None = None
+        self.children: dict[str, list[Record]] = {}   # a heading's clauses, in order (its snippet in the results)
+        for rec in records:
+            if rec.parent:
+                self.children.setdefault(rec.parent, []).append(rec)
 
     # --- tables -------------------------------------------------------------------------
 
@@ -250,10 +254,7 @@ class StaticIndex:
         whose search form differs (the engine tests definitions and marks words on those)."""
         hant = script == "hant"
         normalize = ks.normalize
-        children: dict[str, list[Record]] = {}
-        for rec in self.records:
-            if rec.parent:
-                children.setdefault(rec.parent, []).append(rec)
+        children = self.children
         blocks = []
         for start in range(0, len(self.records), DOC_BLOCK):
             block: dict[str, Any] = {"citation": [], "title": [], "text": [], "url": [], "subjects": [], "hans": {},
