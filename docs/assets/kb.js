@@ -311,7 +311,7 @@
     });
     var heads = Array.prototype.filter.call(document.querySelectorAll("h2[id^='letter-']"), function (h) { return links[h.id]; });
     function mark() {
-      var top = bar.getBoundingClientRect().bottom + 32, current = null;
+      var top = Math.max(bar.getBoundingClientRect().bottom, 48) + 32, current = null;   // 48: under the header
       heads.forEach(function (h) { if (h.getBoundingClientRect().top <= top) current = h.id; });
       Object.keys(links).forEach(function (id) {
         if (id === current) links[id].setAttribute("aria-current", "location");
