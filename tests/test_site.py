@@ -156,6 +156,9 @@ def test_file_flavour_links_end_in_index_html():
         assert file_url(same) == same
     assert file_html('<a href="../x/">x</a><form action="search/">') == \
         '<a href="../x/index.html">x</a><form action="search/index.html">'
+    # only whole attribute names: data_src or xhref are not links (a word character before the name)
+    assert file_html('<img data_src="a/" xhref="b/" src="c/">') == '<img data_src="a/" xhref="b/" src="c/index.html">'
+    assert file_html('href="a/"') == 'href="a/index.html"'
 
 
 def test_mkdocs_failure_reports_mkdocs_own_line():

@@ -20,7 +20,8 @@ DOWNLOAD = "paigui-kb-offline.zip"
 SKIP_SUFFIXES = (".map", ".gz")
 SKIP_NAMES = ("sw.js", "sitemap.xml", DOWNLOAD)
 SKIP_DIRS = ("pdf",)        # the PDF editions (megabytes each) are downloads, not part of the offline cache
-_LINK = re.compile(r'\b(href|src|action)="([^"]*)"')
+# (A word character before the name is checked in ``file_html``: a leading \b makes the scan 4x slower.)
+_LINK = re.compile(r'(href|src|action)="([^"]*)"')
 
 
 def edition_files(edition: Path) -> list[str]:
@@ -67,7 +68,12 @@ def file_url(url: str) -> str:
 
 def file_html(html: str) -> str:
     """A page's relative links rewritten for file:// (see ``file_url``)."""
-    return _LINK.sub(lambda m: f'{m.group(1)}="{file_url(m.group(2))}"', html)
+    def fix(m: re.Match[str]) -> str:
+        before = html[m.start() - 1] if m.start() else " "
+        if before.isalnum() or before == "_":          # e.g. data_src="…": not a link
+            return m.group(0)
+        return f'{m.group(1)}="{file_url(m.group(2))}"'
+    return _LINK.sub(fix, html)
 
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)   # the earliest date a zip can hold
@@ -78,7 +84,7 @@ def write_download(site: Path) -> Path:
     target = site / DOWNLOAD
     tmp = target.with_suffix(".tmp")
     files = edition_files(site)
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=6) as zf:
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=4) as zf:
         for rel in files:
             path = site / rel
             # a fixed date: the same site makes the same zip, byte for byte
