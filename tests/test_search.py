@@ -319,6 +319,16 @@ def test_citation_and_words(engine: SearchEngine):
     assert got[0] == "cbr1999:64" and "twmj16:patterns.13" in got
 
 
+def test_citation_with_words_naming_its_topic_gives_the_cited_clause(engine: SearchEngine):
+    # the words only restate the cited clause's title (or an ancestor's): that clause first
+    assert ids(engine.search("law 70 claim"))[:1] == ["cbr1999:70"]
+    assert ids(engine.search("64A 藏牌"))[:1] == ["cbr1999:64A"]      # 藏牌 is Law 64's title
+    assert ids(engine.search("第50条 罚张"))[:1] == ["cbr1999:50"]
+    # words naming something more specific still find the sub-clause
+    assert ids(engine.search("第64条 第十二墩"))[:1] == ["cbr1999:64B6"]
+    assert ids(engine.search("第50条 同伴引牌"))[:1] == ["cbr1999:50D2"]
+
+
 # --- negation and stopwords -----------------------------------------------------------
 
 def test_negated_query_words_do_not_count_as_their_positive(engine: SearchEngine):

@@ -672,6 +672,43 @@
     });
     return out;
   };
+  // engine.py _topic_first: words that only name the cited clause's topic ask for that clause.
+  Engine.prototype.topicFirst = function (ranked, cites, groups) {
+    var self = this, m = this.meta, topical = [];
+    cites.forEach(function (c) {
+      self.works.forEach(function (w) {
+        if (c.work && w !== c.work) return;
+        var n = self.byId[w + ":" + suffix(c)];
+        if (n !== undefined && topical.indexOf(n) < 0 &&
+            groups.every(function (g) { return self.titled(g, n); })) topical.push(n);
+      });
+    });
+    if (!topical.length) return ranked;
+    var score = ranked[0][1];
+    topical.sort(function (a, b) {
+      return self.works.indexOf(m.works[m.work[a]]) - self.works.indexOf(m.works[m.work[b]]) || m.order[a] - m.order[b];
+    });
+    var keep = new Set(topical);
+    return topical.map(function (d) { return [d, score]; })
+      .concat(ranked.filter(function (r) { return !keep.has(r[0]); }));
+  };
+  // engine.py _titled: does the title of record d, or of a record above it, hold one of the group's strings?
+  Engine.prototype.titled = function (g, d) {
+    var m = this.meta, self = this;
+    if (!this.byPath) {
+      this.byPath = new Map();
+      for (var i = 0; i < m.count; i++) this.byPath.set(m.work[i] + " " + m.pathkey[i], i);
+    }
+    var parts = m.pathkey[d].split("/").slice(0, -1), found = false;
+    for (var k = parts.length; k > 0 && !found; k--) {
+      var a = this.byPath.get(m.work[d] + " " + pathkey(parts.slice(0, k)));
+      var s = a === undefined ? null : this.shown(a);
+      if (!s || !s.titleHans) continue;
+      var title = this.normalize(s.titleHans.replace(RESTORED, "$1"));
+      found = strings(g).some(function (x) { return x && title.indexOf(x) >= 0; });
+    }
+    return found;
+  };
   Engine.prototype.definitionsFirst = function (ranked, terms) {
     var self = this, head = ranked.slice(0, this.meta.definitions.window);
     var defining = head.filter(function (r) { return terms.some(function (t) { return t && self.defines(r[0], t); }); });
@@ -700,6 +737,7 @@
       var inside = this.cited(parsed.cites);
       ranked = this.rankGroups(parsed.groups, function (d) { return inside.has(d) && allowed(d); }, parsed.text, depth);
       if (!ranked.length) ranked = this.byCitation(parsed.cites, allowed);
+      else ranked = this.topicFirst(ranked, parsed.cites, parsed.groups);
       var seen = new Set(ranked.map(function (r) { return r[0]; }));
       this.rankGroups(parsed.groups, allowed, parsed.text, depth + seen.size)
         .forEach(function (r) { if (!seen.has(r[0])) ranked.push(r); });

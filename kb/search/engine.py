@@ -20,10 +20,10 @@ from typing import Any
 
 from kb import works
 from kb.errors import KbError
-from kb.search.analysis import normalize
+from kb.search.analysis import normalize, searchable
 from kb.search.citations import Cite
 from kb.search.index import IndexData, open_index
-from kb.search.parse import ParsedQuery, QueryParser, clean_query
+from kb.search.parse import Group, ParsedQuery, QueryParser, clean_query
 from kb.search.rank import CACHE_SIZE, LRU, Ranker
 from kb.search.snippet import highlight, normal_form, outline
 from kb.search.synonyms import Synonyms, load_synonyms
@@ -58,6 +58,7 @@ class SearchEngine:
         self.works = sorted({d["work"] for d in self.docs},
                             key=lambda w: (order.index(w) if w in order else 99, w))
         self.hay = [_hay(d) for d in self.docs]
+        self.by_path = {(d["work"], d["pathkey"]): n for n, d in enumerate(self.docs)}
         self.below: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
         for n, d in enumerate(self.docs):
             parts = d["pathkey"].split("/")[:-1]
@@ -130,6 +131,8 @@ class SearchEngine:
                                       parsed.text, depth)
             if not ranked:
                 ranked = self._by_citation(parsed.cites, allowed)
+            else:
+                ranked = self._topic_first(ranked, parsed.cites, parsed.groups)
             seen = {n for n, _ in ranked}
             ranked += [(n, sc) for n, sc in self.ranker.rank(parsed.groups, allowed, parsed.text, depth + len(seen))
                        if n not in seen]
@@ -170,6 +173,30 @@ class SearchEngine:
                     out.add(n)
                 out.update(self.below.get((c.pathkey, w), []))
         return out
+
+    def _topic_first(self, ranked: list[tuple[int, float]], cites: list[Cite],
+                     groups: list[Group]) -> list[tuple[int, float]]:
+        """law 70 claim, 64A 藏牌: words that only name the cited clause's topic (its title or an
+        ancestor's) ask for that clause, not for the sub-clause that repeats them most."""
+        named = [n for c in cites for w in self.works if not c.work or w == c.work
+                 for n in [self.by_id.get(f"{w}:{c.suffix}")] if n is not None]
+        topical = [n for n in dict.fromkeys(named) if all(self._titled(g, n) for g in groups)]
+        if not topical:
+            return ranked
+        score = ranked[0][1]
+        topical.sort(key=lambda n: (self.works.index(self.docs[n]["work"]), self.docs[n]["order"]))
+        return [(n, score) for n in topical] + [(n, sc) for n, sc in ranked if n not in topical]
+
+    def _titled(self, g: Group, n: int) -> bool:
+        """Whether the title of clause n, or of a clause above it, holds one of the group's strings."""
+        d = self.docs[n]
+        parts = d["pathkey"].split("/")[:-1]
+        for k in range(len(parts), 0, -1):
+            m = self.by_path.get((d["work"], "".join(p + "/" for p in parts[:k])))
+            title = normalize(searchable(self.docs[m]["title_hans"] or "")) if m is not None else ""
+            if title and any(s and s in title for s in g.strings()):
+                return True
+        return False
 
     def _by_citation(self, cites: list[Cite], allowed: Callable[[int], bool] | None) -> list[tuple[int, float]]:
         """The cited clause in each work that has it, then its sub-clauses in order."""
