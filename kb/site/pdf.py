@@ -37,16 +37,17 @@ def chromium() -> str:
     return os.environ.get("KB_CHROMIUM") or "/usr/bin/chromium"
 
 
-def require_tools() -> None:
-    """One line, and no PDF, when Chromium or a CJK font is missing."""
+def require_tools() -> str:
+    """One line, and no PDF, when Chromium or a CJK font is missing; else the CJK fonts found
+    (fontconfig's families and files, part of each PDF's cache key)."""
     if not Path(chromium()).is_file():
         raise KbError(f"the PDF editions need Chromium at {chromium()} (Debian: apt-get install chromium; "
                       "or set KB_CHROMIUM)")
-    fc = shutil.which("fc-list")
-    found = subprocess.run([fc, ":lang=zh", "family"], capture_output=True, text=True).stdout.strip() if fc else ""
-    if not found:
+    found = _cjk_fonts()
+    if not found.strip():
         raise KbError("the PDF editions need a CJK font, and fontconfig finds none for Chinese "
                       "(Debian: apt-get install fonts-noto-cjk)")
+    return found
 
 
 def pdf_name(work: str, script: str) -> str:
@@ -257,9 +258,9 @@ FOOTER = ('<div style="font-size:8px;width:100%;text-align:center;color:#555;">'
 CACHE_KEEP = 24   # PDFs kept in the cache (the oldest used go first)
 
 
-def _cache_key(site_dir: Path, script: str, html_text: str) -> str:
+def _cache_key(site_dir: Path, script: str, html_text: str, fonts: str) -> str:
     """What a PDF depends on: its print HTML (with the site's own path taken out), the stylesheets'
-    bytes, the print options and this module, the Chromium binary and the CJK fonts found."""
+    bytes, the print options and this module, the Chromium binary and the CJK ``fonts`` found."""
     h = hashlib.sha256()
     root = (site_dir / script).resolve().as_uri() + "/"
     h.update(html_text.replace(root, "ROOT/").encode("utf-8"))
@@ -268,7 +269,7 @@ def _cache_key(site_dir: Path, script: str, html_text: str) -> str:
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     h.update(Path(__file__).read_bytes())
     binary = Path(chromium()).stat()
-    h.update(f"{chromium()} {binary.st_size} {binary.st_mtime_ns}\0{_cjk_fonts()}".encode())
+    h.update(f"{chromium()} {binary.st_size} {binary.st_mtime_ns}\0{fonts}".encode())
     return h.hexdigest()
 
 
@@ -294,9 +295,7 @@ def build_pdfs(site_dir: Path, out_dir: Path, cache: Path | None = None) -> list
 
     With a ``cache`` folder, a PDF whose inputs (see _cache_key) were printed before is copied
     from it instead of printed again, and each new print is added to it."""
-    require_tools()
-    from playwright.sync_api import Error as PlaywrightError
-    from playwright.sync_api import sync_playwright
+    fonts = require_tools()
     layout = Layout(list(read_jsonl(out_dir / "records.jsonl")))
     jobs, done = [], []
     for script in SCRIPTS:
@@ -311,7 +310,7 @@ def build_pdfs(site_dir: Path, out_dir: Path, cache: Path | None = None) -> list
             source.write_text(text, encoding="utf-8")
             target = site_dir / script / "pdf" / pdf_name(work.id, script)
             target.parent.mkdir(parents=True, exist_ok=True)
-            key = _cache_key(site_dir, script, text) if cache is not None else ""
+            key = _cache_key(site_dir, script, text, fonts) if cache is not None else ""
             hit = cache / f"{key}.pdf" if cache is not None else None
             if hit is not None and hit.is_file():
                 shutil.copyfile(hit, target)
@@ -319,7 +318,9 @@ def build_pdfs(site_dir: Path, out_dir: Path, cache: Path | None = None) -> list
                 done.append(target)
             else:
                 jobs.append((source, target, key))
-    if jobs:
+    if jobs:     # playwright is imported only to print (0.1 s)
+        from playwright.sync_api import Error as PlaywrightError
+        from playwright.sync_api import sync_playwright
         try:
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=chromium(), headless=True,
