@@ -231,6 +231,16 @@ def test_multi_word_english_is_one_group_and_beats_mahjong(engine: SearchEngine)
     assert [g.label for g in p.groups][:1] == ["penalty card"] and "罚张" in p.groups[0].strings()
     got = engine.search("penalty card 怎么处理", limit=3)
     assert all(r["work"] != "twmj16" for r in got)
+
+
+def test_a_clause_titled_with_every_word_of_the_query_comes_first(engine: SearchEngine):
+    # 42 明手的权利 holds dummy and rights in its own title; 42B holds 权利 in its title and
+    # 明手 only in Law 42's title and its text, which once ranked it first
+    title = engine.ranker.title_docs
+    rights = engine.parse("dummy's rights").groups
+    assert engine.by_id["cbr1999:42"] in title(rights[0]) and engine.by_id["cbr1999:42"] in title(rights[1])
+    assert engine.by_id["cbr1999:42B"] not in title(rights[1])
+    assert ids(engine.search("dummy's rights"))[:1] == ["cbr1999:42"]
 # --- citations ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("q, law, path", [

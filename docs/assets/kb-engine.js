@@ -86,7 +86,8 @@
     var self = this;
     function attempt() {
       self.pass = { missing: new Set(), analysis: new Map(), bm25: new Map(), contained: new Map(),
-                    groupDocs: new Map(), wordDocs: new Map(), contextDocs: new Map() };
+                    groupDocs: new Map(), wordDocs: new Map(), contextDocs: new Map(),
+                    titleDocs: new Map() };
       var out = fn();
       var missing = Array.from(self.pass.missing);
       self.pass = null;
@@ -363,6 +364,17 @@
     this.pass.groupDocs.set(key, out);
     return out;
   };
+  // rank.py title_docs: records whose own title holds one of the group's strings.
+  Engine.prototype.titleDocs = function (g) {
+    var key = strings(g).join("\u0000"), hit = this.pass.titleDocs.get(key), self = this;
+    if (hit) return hit;
+    var out = new Set(), titles = this.meta.titles;
+    strings(g).forEach(function (s) {
+      if (s) self.contained(s).forEach(function (d) { if (titles[d].indexOf(s) >= 0) out.add(d); });
+    });
+    this.pass.titleDocs.set(key, out);
+    return out;
+  };
   // Records holding every word of one of the group's strings, in the given word fields.
   Engine.prototype.docsWithWords = function (g, cache, fields) {
     var key = strings(g).join("\u0000"), hit = this.pass[cache].get(key), self = this;
@@ -441,6 +453,17 @@
     var weights = optional.map(function (g, i) {
       return all.some(function (e) { return covers[i].has(e[0]); }) ? g.weight * self.rarity(g) : 0.0;
     });
+    if (R.titleBonus !== 1.0) {
+      // rank.py: a record titled with every group the query matched is what the query names
+      // (everyday words aside: 有 in 有限制的权利 does not make it the record 明手有什么权利 names)
+      var titled = optional.filter(function (g, i) { return weights[i] && g.weight > self.meta.query.generic; })
+        .map(function (g) { return self.titleDocs(g); });
+      if (titled.length) {
+        all.forEach(function (e) {
+          if (titled.every(function (t) { return t.has(e[0]); })) e[1] *= R.titleBonus;
+        });
+      }
+    }
     var context = R.contextCover ? optional.map(function (g) { return self.contextDocs(g); }) : null;
     if (!depth || R.strictTier || all.length <= R.candidates) return this.covered(all, covers, weights, context);
     // rank.py: re-rank the best raw scores, then any clause outside them whose raw score reaches

@@ -16,7 +16,9 @@ to one family of rule books (胡 to mahjong, 明手 to bridge), clauses of the o
 scaled down. Clauses are then scaled by the square of the share of groups (weighted by
 rarity; everyday words weigh less) each contains, a clause and its twin counting as one,
 a group in an ancestor's title counting too (CONTEXT_COVER); a group is contained when all
-its bigrams are in the clause (posting lists, no scan over the clauses). Only the best
+its bigrams are in the clause (posting lists, no scan over the clauses). A clause whose own
+title holds every group the query matched (42 明手的权利 for dummy's rights) is what the query
+names: its score is raised by TITLE_BONUS (everyday words do not count). Only the best
 CANDIDATES by raw score are re-ranked, and any other clause that could still reach the
 first ``depth`` places: the cut changes no answer the engine shows. A quoted phrase must
 stand whole in the title, the text or a subject term.
@@ -35,7 +37,7 @@ from typing import Any, Generic, TypeVar
 
 from kb.search.analysis import Analysis, analyze, normalize, searchable
 from kb.search.lexicon import Lexicon
-from kb.search.parse import Group
+from kb.search.parse import GENERIC_WEIGHT, Group
 
 K1 = 1.2
 B = 0.9
@@ -45,6 +47,8 @@ QUERY_GRAM_WEIGHT = 0.15  # the bigrams of the query as typed (across its words)
 COVERAGE_POWER = 2.0
 STRICT_TIER = False
 UNIT_EVIDENCE = True      # coverage counts a clause's twin's words too
+TITLE_BONUS = 1.2         # score factor of a clause whose own title holds every group the query matched
+                          # (groups of everyday words, weighted GENERIC_WEIGHT, aside)
 DOMAIN_SHARE = 0.95       # a group all (this share) of whose clauses are in one family of works votes for it
 DOMAIN_PENALTY = 0.3      # score factor of clauses outside the family the query's words point to
 CACHE_SIZE = 4096
@@ -128,6 +132,8 @@ class Ranker:
         self._word_docs: LRU[tuple[str, ...], set[int]] = LRU(cache_size)
         self._votes: LRU[tuple[str, ...], str | None] = LRU(cache_size)
         self._context_docs: LRU[tuple[str, ...], frozenset[int]] = LRU(cache_size)
+        self._title_docs: LRU[tuple[str, ...], frozenset[int]] = LRU(cache_size)
+        self._titles: list[str] | None = None   # search form of each clause's own title
         self._outside = {f: frozenset(d for d, g in enumerate(self.family) if g != f) for f in set(self.family)}
 
     # --- terms ----------------------------------------------------------------------
@@ -305,6 +311,15 @@ class Ranker:
             return frozenset(out)
         return self._context_docs.get(tuple(g.strings()), make)
 
+    def title_docs(self, g: Group) -> frozenset[int]:
+        """Clauses whose own title holds one of the group's strings (42 明手的权利 for dummy's rights)."""
+        def make() -> frozenset[int]:
+            if self._titles is None:
+                self._titles = [normalize(searchable(doc.get("title_hans") or "")) for doc in self.docs]
+            titles = self._titles
+            return frozenset(d for s in g.strings() if s for d in self.contained(s) if s in titles[d])
+        return self._title_docs.get(tuple(g.strings()), make)
+
     def rarity(self, g: Group) -> float:
         """Inverse document frequency of a group: clauses containing any of its strings."""
         key = tuple(g.strings())
@@ -385,6 +400,13 @@ class Ranker:
         # a group weighs in the coverage if some matched clause holds it
         weights = [g.weight * self.rarity(g) if not c.isdisjoint(scores) else 0.0
                    for g, c in zip(optional, covers)]
+        if TITLE_BONUS != 1.0:
+            # a clause titled with every group the query matched is what the query names
+            # (everyday words aside: 有 in 有限制的权利 does not make it the clause 明手有什么权利 names)
+            titled = [self.title_docs(g) for g, w in zip(optional, weights) if w and g.weight > GENERIC_WEIGHT]
+            if titled:
+                for d in frozenset.intersection(*titled).intersection(scores):
+                    scores[d] *= TITLE_BONUS
         if depth is None or STRICT_TIER or len(scores) <= CANDIDATES:
             return self._covered(scores, optional, covers, weights)
         # Coverage only lowers a score, and each clause's share is its own: re-rank the best raw
@@ -441,4 +463,4 @@ RANKING = {"k1": K1, "b": B, "wordFields": WORD_FIELDS, "gramWeight": GRAM_WEIGH
            "queryGramWeight": QUERY_GRAM_WEIGHT, "coveragePower": COVERAGE_POWER,
            "strictTier": STRICT_TIER, "unitEvidence": UNIT_EVIDENCE, "domainShare": DOMAIN_SHARE,
            "domainPenalty": DOMAIN_PENALTY, "candidates": CANDIDATES, "fusion": FUSION,
-           "contextCover": CONTEXT_COVER}
+           "contextCover": CONTEXT_COVER, "titleBonus": TITLE_BONUS}
