@@ -319,6 +319,24 @@ def test_service_worker_version_follows_the_files(tmp_path):
     assert finish_edition(edition) != first
 
 
+def test_example_html_reads_only_what_it_knows():
+    from kb.site.example_html import example_html, inline
+    url = {"law-64.md#64A1": "../law-64/#64A1"}.get
+    block = ('!!! example "算例：甲"\n    **情形**　东家\\*出牌\n\n    **依据**　[64A1](law-64.md#64A1)\n\n'
+             '    ??? abstract "牌例明细"\n        | 项目 | 内容 |\n        | --- | --- |\n        | 墩 | 第5墩 \\| 7 |\n')
+    assert example_html(block, url) == (
+        '<div class="admonition example">\n<p class="admonition-title">算例：甲</p>\n'
+        '<p><strong>情形</strong>　东家*出牌</p>\n<p><strong>依据</strong>　<a href="../law-64/#64A1">64A1</a></p>\n'
+        '<details class="abstract">\n<summary>牌例明细</summary>\n<table>\n<thead>\n<tr>\n<th>项目</th>\n'
+        '<th>内容</th>\n</tr>\n</thead>\n<tbody>\n<tr>\n<td>墩</td>\n<td>第5墩 | 7</td>\n</tr>\n</tbody>\n'
+        '</table>\n</details>\n</div>')
+    # markup it does not read is left to Markdown
+    for text in ("a *b* c", "a_b", "x <y>", "`code`", "a & b", "\\<", "a | b", "[x]"):
+        assert inline(text, url) is None, text
+    assert example_html("just text", url) is None
+    assert example_html('!!! note "t"\n        indented code', url) is None
+
+
 def test_record_bodies_written_as_html_are_what_markdown_makes(built):
     """The pages' record bodies go in as HTML (slots, kb/site/render.py) rather than through
     Markdown: for every page of both editions that HTML is Markdown's own rendering of the same
@@ -327,12 +345,14 @@ def test_record_bodies_written_as_html_are_what_markdown_makes(built):
     import yaml
 
     from kb.records import read_jsonl
+    from kb.site.examples_text import site_examples
     from kb.site.layout import Layout
     from kb.site.mkdocs_hooks import fill_slots
     from kb.site.render import Renderer, merge_slots, page_url
     out, _ = built
     records = list(read_jsonl(out / "records.jsonl"))
     layout = Layout(records)
+    examples = site_examples(records)   # worked examples go in as HTML too (kb/site/example_html.py)
     config = yaml.safe_load((b.PACKAGE.parent / "mkdocs.yml").read_text(encoding="utf-8"))
     names = [e if isinstance(e, str) else next(iter(e)) for e in config["markdown_extensions"]]
     options = {next(iter(e)): next(iter(e.values())) for e in config["markdown_extensions"] if isinstance(e, dict)}
@@ -342,7 +362,7 @@ def test_record_bodies_written_as_html_are_what_markdown_makes(built):
         md.reset()
         return md.convert(text)
 
-    as_html = 0
+    as_html = in_markdown = shown = 0
     for script in ("hans", "hant"):
         pages = {page: (lambda r, page=page, recs=recs: "\n".join(r.record_block(rec, page) for rec in recs))
                  for page, recs in layout.pages.items()}
@@ -351,8 +371,11 @@ def test_record_bodies_written_as_html_are_what_markdown_makes(built):
             slots: dict[str, str] = {}
             via_markdown = re.sub(r'href="([^"#]+\.md(?:#[^"]*)?)"',
                                   lambda m, page=page: f'href="{page_url(page, m.group(1))}"',
-                                  convert(make(Renderer(layout, script))))
-            with_slots = merge_slots(make(Renderer(layout, script, slots=slots)), slots)
+                                  convert(make(Renderer(layout, script, examples))))
+            with_slots = merge_slots(make(Renderer(layout, script, examples, slots=slots)), slots)
             assert fill_slots(convert(with_slots), slots) == via_markdown, (script, page)
             as_html += bool(slots)
+            in_markdown += with_slots.count("!!! ")
+            shown += via_markdown.count('<div class="admonition ')
     assert as_html > len(layout.pages)
+    assert shown > 100 and in_markdown == 0     # every example block was written as HTML

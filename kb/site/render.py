@@ -12,6 +12,7 @@ from collections.abc import Callable
 from kb import works
 from kb.normalise import to_hant
 from kb.records import Record
+from kb.site.example_html import example_html
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, anchor_of, relative
 from kb.site.mkdocs_hooks import SLOT
 from kb.site.pdf import pdf_href
@@ -177,7 +178,10 @@ class Renderer:
                      self.heading(rec, level)]
             if examples:
                 parts += [self.slot(body)] if body else []
-                parts += [e.rstrip("\n") + "\n" for e in examples] + [self.slot("</div>")]
+                for e in examples:       # as HTML where example_html reads the block, else Markdown
+                    done = example_html(e, functools.partial(page_url, page))
+                    parts.append(self.slot(done) if done is not None else e.rstrip("\n") + "\n")
+                parts.append(self.slot("</div>"))
             else:
                 parts.append(self.slot(f"{body}\n</div>" if body else "</div>"))
             return "\n".join(parts)
