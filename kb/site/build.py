@@ -3,8 +3,9 @@
 The two editions are built at once, by one process that imports mkdocs and forks
 (kb/site/mkdocs_run.py). Record bodies are written as HTML rather than Markdown, which mkdocs
 puts in their place (kb/site/mkdocs_hooks.py, which also spares mkdocs work whose output the
-build would throw away). Each edition gets the static
-search index (kb/site/static_search.py), fingerprinted copies of docs/assets (a content
+build would throw away); worked examples too (kb/site/example_html.py). Each edition gets the
+static search index (kb/site/static_search.py, written into the built edition rather than copied
+through mkdocs), fingerprinted copies of docs/assets (a content
 hash in each file name, so a server may cache them for good), a service worker for offline
 use and, beside both, the download for file:// (kb/site/offline.py).
 """
@@ -29,7 +30,7 @@ from kb.site.layout import MAHJONG_PAGES, Layout
 from kb.site.offline import finish_edition, write_download
 from kb.site.render import Examples, Renderer, merge_slots
 from kb.site.rules_pages import write_pages as write_rules_pages
-from kb.site.static_search import StaticIndex
+from kb.site.static_search import StaticIndex, write_chunks
 from kb.site.subjects_page import PAGE as SUBJECTS_PAGE
 from kb.site.subjects_page import has_subjects, subject_page
 
@@ -164,13 +165,14 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
     layout = Layout(records)
     index = StaticIndex(records, layout, index_dir or work / "index")
     jobs = []
+    chunks: dict[str, dict[str, str]] = {}
     for script in SCRIPTS:
         docs = work / "docs" / script
         slots: dict[str, str] = {}
         nav = generate_docs(records, docs, script, examples, layout, slots)
         slot_file = work / f"slots-{script}.json"
         slot_file.write_text(json.dumps(slots, ensure_ascii=False), encoding="utf-8")
-        meta = index.write(docs, script)
+        meta, chunks[script] = index.chunks(script)     # written into the built edition (below)
         assets = fingerprinted_assets(docs, meta)
         point_at_fingerprints(docs, assets)
         label = "检索" if script == "hans" else "檢索"
@@ -203,6 +205,8 @@ def build_site(records: list[Record], work: Path, examples: Examples | None = No
         for rel in UNUSED:
             path = edition / rel
             shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
+        # the search index goes straight into the edition: mkdocs need not read and copy it
+        write_chunks(edition, chunks[script])
         finish_edition(edition)
     (site / "index.html").write_text(LANDING, encoding="utf-8")
     write_download(site)

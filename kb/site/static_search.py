@@ -281,25 +281,33 @@ class StaticIndex:
             blocks.append(block)
         return blocks
 
-    def write(self, edition_docs: Path, script: str) -> str:
-        """Write one edition's chunks under edition_docs/idx/; return the meta file's path there."""
-        out = edition_docs / INDEX_DIR
-        out.mkdir(parents=True, exist_ok=True)
+    def chunks(self, script: str) -> tuple[str, dict[str, str]]:
+        """One edition's chunks: (the meta file's path, {path under the edition: text}); paths are
+        ``idx/<name>.<content hash>.js``. The build writes them into the built edition."""
         files: dict[str, str] = {}
+        texts: dict[str, str] = {}
         lex = self.lexicon_shards()
         if self._shared is None:     # the lexicon and the postings are the same in both editions: made once
             self._shared = [_chunk(f"l{i}", lshard) for i, lshard in enumerate(lex)] + \
                 [_chunk(f"p{i}", shard) for i, shard in enumerate(self._shards())]
-        for name, filename, text in self._shared:
-            (out / filename).write_text(text, encoding="utf-8")
+        made = list(self._shared) + [_chunk(f"d{i}", block) for i, block in enumerate(self._doc_blocks(script))]
+        for name, filename, text in made:
             files[name] = f"{INDEX_DIR}/{filename}"
-        for i, block in enumerate(self._doc_blocks(script)):
-            files[f"d{i}"] = _write_chunk(out, f"d{i}", block)
+            texts[files[name]] = text
         meta = self.meta()
         meta["lexicon"]["shards"] = len(lex)
         meta["files"] = files
         meta["script"] = script
-        return _write_chunk(out, "meta", meta)
+        _, filename, text = _chunk("meta", meta)
+        texts[f"{INDEX_DIR}/{filename}"] = text
+        return f"{INDEX_DIR}/{filename}", texts
+
+
+def write_chunks(edition: Path, texts: dict[str, str]) -> None:
+    """Write chunks made by ``StaticIndex.chunks`` into an edition."""
+    (edition / INDEX_DIR).mkdir(parents=True, exist_ok=True)
+    for rel, text in texts.items():
+        (edition / rel).write_text(text, encoding="utf-8")
 
 
 def _chunk(name: str, data: Any) -> tuple[str, str, str]:
@@ -308,12 +316,6 @@ def _chunk(name: str, data: Any) -> tuple[str, str, str]:
     text = f"kbIndexChunk({json.dumps(name)},{body});\n"
     digest = hashlib.sha256(text.encode()).hexdigest()[:10]
     return name, f"{name}.{digest}.js", text
-
-
-def _write_chunk(out: Path, name: str, data: Any) -> str:
-    _, filename, text = _chunk(name, data)
-    (out / filename).write_text(text, encoding="utf-8")
-    return f"{INDEX_DIR}/{filename}"
 
 
 _CHUNK = re.compile(r'^kbIndexChunk\("([^"]+)",(.*)\);\n?$', re.S)
