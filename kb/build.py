@@ -221,8 +221,6 @@ def _build_locked(out: Path, with_site: bool) -> Path:
                 broken = check_site(site)
             if broken:
                 raise KbError(f"the built site has {len(broken)} broken links; first: {broken[0]}")
-            for scratch in ("docs",):          # the generated Markdown is not part of the build
-                shutil.rmtree(tmp / scratch, ignore_errors=True)
         parts = integrity.DATA_PARTS + (integrity.SITE_PARTS if with_site else ())
         meta = {"fingerprint": fingerprint(), "records": len(records), "site": with_site,
                 "files": integrity.checksums(tmp, parts), "stages": stages}
