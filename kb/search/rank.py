@@ -407,33 +407,39 @@ class Ranker:
             if titled:
                 for d in frozenset.intersection(*titled).intersection(scores):
                     scores[d] *= TITLE_BONUS
+        total = sum(weights)
         if depth is None or STRICT_TIER or len(scores) <= CANDIDATES:
-            return self._covered(scores, optional, covers, weights)
+            return self._covered(scores, self._held(scores, optional, covers, weights), total)
         # Coverage only lowers a score, and each clause's share is its own: re-rank the best raw
         # scores, then any clause outside them whose raw score reaches the depth-th final score
         # (it might still place above it), until none does. The first ``depth`` are exact.
         cands = _top(scores, CANDIDATES)
+        held = self._held(cands, optional, covers, weights)
         while True:
-            ranked = self._covered(cands, optional, covers, weights)
+            ranked = self._covered(cands, held, total)
             floor = ranked[depth - 1][1] if len(ranked) >= depth else 0.0
             extra = {d: s for d, s in scores.items() if s >= floor and d not in cands}
             if not extra:
                 return ranked
             cands.update(extra)
+            held.update(self._held(extra, optional, covers, weights))   # each clause's share is its own
 
-    def _covered(self, scores: dict[int, float], optional: list[Group], covers: list[frozenset[int]],
-                 weights: list[float]) -> list[tuple[int, float]]:
-        """Clauses by raw score times the square of the (rarity-weighted) share of groups they hold."""
-        total = sum(weights)
-        got: dict[int, float] = dict.fromkeys(scores, 0)
-        for g, w, c in zip(optional, weights, covers):   # groups in order: the same sums as group by group
+    def _held(self, docs: dict[int, float], optional: list[Group], covers: list[frozenset[int]],
+              weights: list[float]) -> dict[int, float]:
+        """The rarity-weighted groups each clause holds (in group order: the same sums every time)."""
+        got: dict[int, float] = dict.fromkeys(docs, 0)
+        for g, w, c in zip(optional, weights, covers):
             if w:
-                for d in (c.intersection(scores) if len(c) < len(scores) else [d for d in scores if d in c]):
+                for d in (c.intersection(got) if len(c) < len(got) else [d for d in got if d in c]):
                     got[d] += w
                 if CONTEXT_COVER:
                     part = CONTEXT_COVER * w
-                    for d in self.context_docs(g).intersection(scores).difference(c):
+                    for d in self.context_docs(g).intersection(got).difference(c):
                         got[d] += part
+        return got
+
+    def _covered(self, scores: dict[int, float], got: dict[int, float], total: float) -> list[tuple[int, float]]:
+        """Clauses by raw score times the square of the share of the groups (``total``) they hold."""
         if STRICT_TIER:
             tiered = []
             for d, score in scores.items():
