@@ -429,6 +429,7 @@ def test_caches_are_bounded(data: IndexData):
         e.search(f"明手{i}号 罚张{i * 7} 藏牌")
     assert len(e._parsed) <= 50 and len(e.ranker._words) <= 50 and len(e.ranker._grams) <= 50
     assert len(e.ranker._analysis) <= 50 and len(e.ranker._contained) <= 50
+    assert len(e.ranker._title_docs) <= 50
     # BM25 weights are kept for the index's own terms only: bounded by the index, not the queries
     assert all(t in e.ranker.post[f] for f, cached in e.ranker._bm25.items() for t in cached)
 
