@@ -227,10 +227,12 @@ def test_restorations_are_marked_and_keep_the_witness_reading(records):
     (note,) = [n for n in rec.notes if n["kind"] == "restoration"]
     assert (note["citation"], note["confidence"]) == ("36", "sure") and "Law 32B1" in note["from"]
     assert not any(n["kind"] == "loss" for n in rec.notes)   # nothing left lost: no 无从补出 note
-    # the 1997 Law 27 was not found: its number is a conjecture, unlinked
-    assert records["cbr1999:27C"].text_hans == "如果赛员的不足叫牌为越序叫牌，则应用第〔31？〕条。"
-    # a conjecture is marked as one; 超过□线 is settled in titles and text
-    assert "第〔23？〕条" in records["cbr1999:31A2a"].text_hans
+    # the 1997 Law 27 was found (in Portuguese): its number is sure; Law 29's was not, so 29B's
+    # numbers are conjectures, marked as such and unlinked
+    assert records["cbr1999:27C"].text_hans == "如果赛员的不足叫牌为越序叫牌，则应用第〔31〕条。"
+    assert "第〔30？〕条、〔31？〕条、〔32？〕条" in records["cbr1999:29B"].text_hans
+    # a restoration is marked as one; 超过□线 is settled in titles and text
+    assert "第〔23〕条" in records["cbr1999:31A2a"].text_hans
     assert records["cbr1999:38"].title_hans == "超过〔七〕线的叫牌"
     assert "超过□线" not in records["cbr1999:38"].text_hans
     for cite in ("35C", "38"):
