@@ -1,8 +1,8 @@
 """Laws 27–32: the insufficient bid and calls out of rotation.
 
 Calls: ``1C``…``7NT`` (strains C D H S NT, also ♣♦♥♠ and 梅花/方块/红心/黑桃/无将), ``P``/``PASS``/不叫,
-``X``/加倍, ``XX``/再加倍. Laws 16, 23, 25, 26 and 36, which these clauses refer to, lie outside the
-corpus (cbr1999 holds Laws 27–71); a ruling names them without linking. Where a Law leaves a matter to
+``X``/加倍, ``XX``/再加倍. Laws 16, 23 and 25, which these clauses refer to, lie outside the corpus
+(cbr1999 holds Laws 27–71, and of Law 26 only its last words); a ruling names them without linking. Where a Law leaves a matter to
 the director (27B1(b), 30B3, 55C …) the ruling says so and names the clause.
 """
 from __future__ import annotations
@@ -22,6 +22,8 @@ INSUFFICIENT_BID_CLAUSES = cids("27A", "27B", "27B1a", "27B1b", "27B2", "27B3", 
 OUT_OF_ROTATION_CLAUSES = cids("28A", "28B", "29A", "29B", "29C", "30A", "30B1", "30B2a", "30B2b", "30B3",
                                "30C", "31A1", "31A2a", "31A2b", "31B", "32A", "32B1", "32B2")
 OUTSIDE = "（第{}条不在本库所收的第27–71条之内）"
+LAW_26 = "（第26条本库仅存其结尾残篇）"
+LAWS_23_26 = "（第23条不在本库所收的第27–71条之内；第26条本库仅存其结尾残篇）"
 
 
 @dataclass(frozen=True)
@@ -98,7 +100,7 @@ def insufficient_bid(bid: Any, previous_bid: Any, accepted: Any = False, correct
     if correction is None:
         opts = (f"更正为同一定约名目的最低足够叫牌{lowest_text}：如两者无可置疑地都不是约定叫牌，视同未曾违例，"
                 f"叫牌继续（27B1(a)），但裁判认为不足叫牌传递的信息损害了非违规方时判给调整分（27B1(b)）",
-                "更正为其他足够叫牌或不叫：违规者的同伴此后必须永远不叫（27B2），并可能有引牌限制" + OUTSIDE.format(26),
+                "更正为其他足够叫牌或不叫：违规者的同伴此后必须永远不叫（27B2），并可能有引牌限制" + LAW_26,
                 "以加倍或再加倍更正：该叫无效而须另行更正，同伴此后必须永远不叫（27B3）")
         return AuctionRuling(clauses=cids("27B", "27B1a", "27B1b", "27B2", "27B3"), options=opts,
                              explanation=f"{situation}，下家未接受：违规者必须更正为足够叫牌或不叫（27B）。可选："
@@ -109,7 +111,7 @@ def insufficient_bid(bid: Any, previous_bid: Any, accepted: Any = False, correct
                              partner_must_pass="throughout", lead_penalties=True,
                              explanation=f"{situation}，违规者以{fix.label}更正：该叫予以取消，须另以足够叫牌或不叫更正；"
                                          f"违规者的同伴此后轮到他叫牌时必须永远不叫（27B3）；强制不叫损害非违规方时参阅"
-                                         f"第23条，并可应用第26条的引牌限制{OUTSIDE.format('23、26')}。")
+                                         f"第23条，并可应用第26条的引牌限制{LAWS_23_26}。")
     if fix.kind == "bid" and fix.rank() <= over.rank():
         raise KbError(f"correction: {fix.label} 仍不足以高过 {over.label}，更正须为足够叫牌或不叫（27B）")
     if fix == lowest and not conv:
@@ -121,7 +123,7 @@ def insufficient_bid(bid: Any, previous_bid: Any, accepted: Any = False, correct
            f"更正为{fix.label}而不是同一定约名目的最低足够叫牌{lowest_text}")
     return AuctionRuling(clauses=cids("27B2"), partner_must_pass="throughout", lead_penalties=True,
                          explanation=f"{situation}，{why}：违规者的同伴此后轮到他叫牌时必须永远不叫（27B2）；"
-                                     f"强制不叫损害非违规方时参阅第23条，并可应用第26条的引牌限制{OUTSIDE.format('23、26')}。")
+                                     f"强制不叫损害非违规方时参阅第23条，并可应用第26条的引牌限制{LAWS_23_26}。")
 
 
 def _relation(offender: str, turn: str) -> str:
@@ -203,7 +205,7 @@ def call_out_of_rotation(offender: Any, turn: Any, call: Any, called_over_by: An
                 return AuctionRuling(clauses=cids("29B", "31A1", "31A2a", "31A2b", *more), explanation=head + extra +
                                      "取决于上家的叫牌：上家不叫，违规者必须重复原叫品，不判罚（31A1）；上家作出实质叫牌、加倍或"
                                      "再加倍，违规者可作任何合法叫牌，重复原定约名目则同伴须不叫一轮（31A2(a)），否则同伴须永远不叫"
-                                     f"并可有引牌判罚（31A2(b)）{OUTSIDE.format(26)}。",
+                                     f"并可有引牌判罚（31A2(b)）{LAW_26}。",
                                      options=("上家不叫（31A1）", "上家有叫牌行动（31A2）"))
             if rho_call.kind == "P":
                 return AuctionRuling(clauses=cids("29B", "31A1", *more), offender_must=f"重复{what.label}",
@@ -217,23 +219,23 @@ def call_out_of_rotation(offender: Any, turn: Any, call: Any, called_over_by: An
                                          "违规者的同伴在该轮轮到他叫牌时必须不叫（31A2(a)）。")
                 return AuctionRuling(clauses=cids("29B", "31A2b", *more), partner_must_pass="throughout", lead_penalties=True,
                                      explanation=head + extra + said + f"未重复原越序的定约名目{STRAIN_NAMES[what.strain]}，"
-                                     f"违规者的同伴此后轮到他叫牌时必须永远不叫，并可应用引牌判罚（31A2(b)）{OUTSIDE.format(26)}。")
+                                     f"违规者的同伴此后轮到他叫牌时必须永远不叫，并可应用引牌判罚（31A2(b)）{LAW_26}。")
             return AuctionRuling(clauses=cids("29B", "31A2a", "31A2b", *more), lead_penalties=True,
                                  offender_must="可作任何合法叫牌",
                                  explanation=head + extra + f"上家叫{rho_call.label}：违规者可作任何合法叫牌；如重复原定约名目"
                                  f"{STRAIN_NAMES[what.strain]}，同伴该轮须不叫（31A2(a)），否则同伴此后须永远不叫，并可应用引牌判罚"
-                                 f"（31A2(b)）{OUTSIDE.format(26)}。", options=("重复原定约名目", "不重复原定约名目"))
+                                 f"（31A2(b)）{LAW_26}。", options=("重复原定约名目", "不重复原定约名目"))
         if rel == "lho" and called_before:
             return AuctionRuling(clauses=cids("29B", "31B"), director_judgement=cids("31B"),
                                  explanation=head + f"违规者此前已叫过牌，于下家叫牌时越序实质叫牌视同更改叫牌，应用第25条（31B）{OUTSIDE.format(25)}。")
         return AuctionRuling(clauses=cids("29B", "31B", *more), partner_must_pass="throughout", lead_penalties=True,
                              explanation=head + extra + f"于{_REL_NAMES[rel]}叫牌时越序实质叫牌：违规者的同伴此后轮到他叫牌时必须永远不叫，"
-                             f"并可应用引牌判罚（31B）；强制不叫损害非违规方时参阅第23条{OUTSIDE.format('23、26')}。")
+                             f"并可应用引牌判罚（31B）；强制不叫损害非违规方时参阅第23条{LAWS_23_26}。")
     # double or redouble (Law 32)
     if rel == "partner":
         return AuctionRuling(clauses=cids("29B", "32A"), partner_must_pass="throughout", lead_penalties=True,
                              explanation=head + f"于同伴叫牌时越序{what.label}：违规者的同伴此后必须永远不叫（32A）；"
-                             f"强制不叫损害非违规方时参阅第23条，并可应用引牌判罚{OUTSIDE.format('23、26')}。")
+                             f"强制不叫损害非违规方时参阅第23条，并可应用引牌判罚{LAWS_23_26}。")
     if rel == "rho":
         if rho_call is None:
             return AuctionRuling(clauses=cids("29B", "32B1", "32B2"), explanation=head +
@@ -242,7 +244,7 @@ def call_out_of_rotation(offender: Any, turn: Any, call: Any, called_over_by: An
         if rho_call.kind == "P":
             return AuctionRuling(clauses=cids("29B", "32B1"), offender_must=f"重复{what.label}",
                                  explanation=head + f"上家不叫：违规者必须重复越序的{what.label}，不判罚（32B1）；"
-                                 f"如该{what.label}不能成立，应用第36条{OUTSIDE.format(36)}。")
+                                 f"如该{what.label}不能成立，应用第36条。")
         return AuctionRuling(clauses=cids("29B", "32B2"), partner_must_pass="throughout", lead_penalties=True,
                              explanation=head + f"上家叫{rho_call.label}：违规者可作任何合法叫牌，其同伴此后必须永远不叫（32B2）。")
     return AuctionRuling(clauses=cids("29B"), director_judgement=cids("29B"),
