@@ -68,13 +68,13 @@ def collate_bridge(work: str, outline: list[Node], segments: list[Segment]) -> l
         if not title and node and node.titles:
             title = node.titles[0]
             notes.append({"kind": "recovery", "what": f"抄本{base.sigil}缺此款标题",
-                          "from": "规则大纲（kb/data/outline）"})
+                          "from": "本库据1997年规则整理的条款大纲"})
         if node and node.level != "law" and not any(re.search(r"[A-Za-z0-9]", s.extra.get("marker", ""))
                                                     for s in segs):
             lost = ", ".join(s.sigil for s in segs)
             notes.append({"kind": "recovery",
                           "what": f"款号 {citation_label(path)} 系推定：抄本{lost}已失去款字母或项数字",
-                          "from": "1997年规则结构中的位置（kb/data/outline）"})
+                          "from": "1997年规则结构中的位置（本库的条款大纲）"})
         if base.sigil in LOST_DIGITS:
             title = mark_lost(title)
         rows = restore.pop(cite, [])

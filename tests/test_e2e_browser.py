@@ -149,6 +149,21 @@ def test_api_failure_falls_back_to_the_static_index(server, page):
     assert page.locator("#kb-results [data-kb-id]").count() >= 3
 
 
+def test_a_stalled_api_gives_way_to_the_static_index(server, page):
+    """A venue network that never answers /api/search: the header says it is searching, and after
+    the page's wait the site's own engine answers (kb.js API_WAIT_MS)."""
+    page.route("**/api/search?*", lambda route: None)          # never answered
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{server}/hans/cbr1999/law-61/")
+    page.evaluate("sessionStorage.clear()")
+    page.fill(".kb-hsearch-input", "藏牌")
+    page.wait_for_selector(".kb-hsearch ol[data-kb-state=searching]", state="attached")
+    assert "正在检索" in page.inner_text(".kb-hsearch-status")
+    page.wait_for_selector(".kb-hsearch ol[data-kb-state=done]", state="attached", timeout=10_000)
+    assert page.locator(".kb-hsearch [data-kb-id]").count() >= 3
+    assert page.inner_text(".kb-hsearch-status").strip() == ""
+
+
 def test_api_and_static_index_agree_on_first_results(server, page):
     """The page asks the API under kb serve and its own engine elsewhere: same first answers."""
     for q in ("藏牌", "第64条B款", "字一色", "明手建议"):
@@ -233,6 +248,30 @@ def test_static_hosting_header_box_on_a_law_page(static_site, page):
     page.press(".kb-hsearch-input", "Enter")
     page.wait_for_url(re.compile(r".*/hant/search/\?q="))
     assert STATIC_TOP3["罚张"] & set(top_ids(page)[:3])
+
+
+def test_the_search_page_says_when_there_are_more_and_shows_them(static_site, page):
+    page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("明手"))
+    first = top_ids(page)
+    assert len(first) == 20 and "前 20 条结果" in page.inner_text("#kb-status")
+    page.click("#kb-more")
+    page.wait_for_function("document.querySelectorAll('#kb-results > li').length > 20")
+    page.wait_for_selector("#kb-results[data-kb-state=done]")
+    more = top_ids(page)
+    assert len(more) == 40 and more[:20] == first
+    # a new question starts again at one page
+    page.fill("#kb-q", "字一色")
+    page.press("#kb-q", "Enter")
+    page.wait_for_function("document.querySelectorAll('#kb-results > li').length < 20")
+    assert "前" not in page.inner_text("#kb-status") and page.locator("#kb-more").is_hidden()
+
+
+def test_a_conjectured_number_explains_itself_when_tapped(static_site, page):
+    page.goto(f"{static_site}/hans/cbr1999/law-31/")
+    ref = page.locator(".kb-clause[data-cite='31B'] .kb-ref.kb-conjecture").first
+    assert "推测" in ref.get_attribute("title") and ref.evaluate("e => e.tagName") == "SPAN"
+    ref.click()
+    assert "推测" in page.locator(".kb-clause[data-cite='31B'] .kb-ref-note").first.inner_text()
 
 
 def test_zero_results_finish_too(static_site, page):

@@ -79,7 +79,7 @@
     var labels = hant ? { cite: "引用", copied: "已複製", aria: "複製引用 {cite} 與連結" }
                       : { cite: "引用", copied: "已复制", aria: "复制引用 {cite} 与链接" };
     document.querySelectorAll(".kb-clause[data-cite]").forEach(function (c) { addButton(c, labels); });
-    document.querySelectorAll(".kb-ref.kb-lost[title], .kb-ref.kb-external[title]").forEach(function (ref) {
+    document.querySelectorAll(".kb-ref.kb-lost[title], .kb-ref.kb-external[title], .kb-ref.kb-conjecture[title]").forEach(function (ref) {
       ref.setAttribute("role", "button");
       ref.setAttribute("tabindex", "0");
       ref.setAttribute("aria-expanded", "false");

@@ -65,11 +65,19 @@
       return sessionStorage.getItem("kb-api");
     } catch (e) { return null; }
   }
+  // An API that has not answered in this long (a stalled venue network) is given up for the tab:
+  // the site's own engine gives the same results.
+  var API_WAIT_MS = 2500;
   function apiSearch(q, work, limit) {
     var params = new URLSearchParams({ q: q, limit: String(limit), script: hant ? "hant" : "hans" });
     if (work) params.set("work", work);
-    return fetch("/api/search?" + params.toString(), { headers: { Accept: "application/json" } })
+    var abort = typeof AbortController === "function" ? new AbortController() : null;
+    var timer = abort ? setTimeout(function () { abort.abort(); }, API_WAIT_MS) : null;
+    var options = { headers: { Accept: "application/json" } };
+    if (abort) options.signal = abort.signal;
+    return fetch("/api/search?" + params.toString(), options)
       .then(function (resp) {
+        clearTimeout(timer);
         var json = /json/.test(resp.headers.get("content-type") || "");
         if (!json) throw new Error("no API");
         return resp.json().then(function (body) {
@@ -166,9 +174,11 @@
   }
 
   // A runner for one result list: the latest query wins; data-kb-state tells tests when done.
-  function runner(list, status, labels, limit) {
+  // ``limit``: how many results to ask for (the search page raises it for "more");
+  // ``done(results, limit)``: called after each list is shown.
+  function runner(list, status, labels, limit, done) {
     var seq = 0;
-    return function (q, work) {
+    var run = function (q, work) {
       var mine = ++seq;
       q = q.trim();
       if (!q) {
@@ -178,18 +188,27 @@
       }
       list.setAttribute("data-kb-state", "searching");
       if (status) status.textContent = labels.searching || "";
-      search(q, work, limit).then(function (results) {
+      var asked = run.limit;
+      search(q, work, asked).then(function (results) {
         if (mine !== seq) return;
         render(list, results, labels);
-        if (status) status.textContent = fmt(results.length ? labels.count : labels.none, { q: q, n: results.length });
+        var more = results.length >= asked && labels["count-more"];
+        if (status) {
+          status.textContent = fmt(!results.length ? labels.none : more ? labels["count-more"] : labels.count,
+                                   { q: q, n: results.length });
+        }
         list.setAttribute("data-kb-state", "done");
+        if (done) done(results, asked);
       }, function (err) {
         if (mine !== seq) return;
         list.textContent = "";
         if (status) status.textContent = fmt(labels.bad, { q: q, error: err && err.message || "" });
         list.setAttribute("data-kb-state", "error");
+        if (done) done([], asked);
       });
     };
+    run.limit = limit;
+    return run;
   }
 
   function searchPage(q) {
@@ -205,13 +224,19 @@
     var list = el("ol", "kb-search-results");
     list.setAttribute("data-kb-results", "");
     var more = el("a", "kb-hsearch-more");
-    panel.appendChild(list); panel.appendChild(more);
+    var status = el("p", "kb-hsearch-status");
+    status.setAttribute("role", "status");
+    panel.appendChild(status); panel.appendChild(list); panel.appendChild(more);
     panel.hidden = true;
     form.appendChild(panel);
     var labels = labelsOf(form);   // data-msg-work-ID: the rule book of each result
     labels.twin = labels.twin || (hant ? "另一譯本：" : "另一译本：");
     labels.more = hant ? "全部結果" : "全部结果";
-    var run = runner(list, null, labels, 8), timer = null;
+    labels.searching = hant ? "正在檢索……" : "正在检索……";
+    labels.none = hant ? "沒有找到相關條款。" : "没有找到相关条款。";
+    labels.bad = "{error}";
+    labels.count = "";
+    var run = runner(list, status, labels, 8), timer = null;
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       location.href = searchPage(input.value.trim());
@@ -247,6 +272,7 @@
   function engineSoon() { if (apiState !== "present") engine().catch(function () {}); }
 
   // --- the search page --------------------------------------------------------------------
+  var PAGE = 20, PAGE_MAX = 200;   // results shown at first, and at most after "more"
   function page() {
     var box = document.getElementById("kb-search");
     if (!box) return;
@@ -256,7 +282,16 @@
     var status = document.getElementById("kb-status");
     var list = document.getElementById("kb-results");
     var labels = labelsOf(box);
-    var run = runner(list, status, labels, 20), timer = null;
+    var moreButton = document.getElementById("kb-more"), current = { q: "", work: "" };
+    var run = runner(list, status, labels, PAGE, function (results, asked) {
+      if (moreButton) moreButton.hidden = !(results.length >= asked && asked < PAGE_MAX);
+    }), timer = null;
+    if (moreButton) {
+      moreButton.addEventListener("click", function () {
+        run.limit = Math.min(run.limit + PAGE, PAGE_MAX);
+        run(current.q, current.work);
+      });
+    }
 
     function readUrl() {
       var p = new URLSearchParams(location.search), work = p.get("work") || "";
@@ -282,6 +317,8 @@
       if (input.value !== s.q) input.value = s.q;
       if (select.value !== s.work) select.value = s.work;
       writeUrl({ q: s.q.trim(), work: s.work }, push);
+      if (s.q !== current.q || s.work !== current.work) run.limit = PAGE;   // a new question: one page again
+      current = { q: s.q, work: s.work };
       run(s.q, s.work);
     }
     form.addEventListener("submit", function (event) {

@@ -113,7 +113,7 @@ def segment(adapted: Adapted, outline: list[Node], work: str) -> list[Segment]:
             if pos is None:
                 notes.setdefault(node.cite, []).append(
                     {"kind": "recovery", "what": f"抄本{src.sigil}缺第{node.law}条的条标题",
-                     "from": "规则大纲的次序（kb/data/outline）"})
+                     "from": "本库条款大纲的次序"})
                 found.append((node, -1, -1, -1, ""))
                 continue
             start, tstart, tend, note = pos
@@ -249,7 +249,7 @@ def _find_laws(stream: Stream, laws: list[Node], fmt: str, src) -> dict[int, tup
                 continue
             if bad:
                 note = {"kind": "recovery", "what": f"抄本{src.sigil}此条标题作“{bad.group(0)}”；据标题与位置定为第{law}条",
-                        "from": "规则大纲（kb/data/outline）与其他抄本"}
+                        "from": "本库的条款大纲与其他抄本"}
             else:
                 note = {"kind": "recovery", "what": f"抄本{src.sigil}此条无条号，仅有标题；定为第{law}条",
                         "from": "大纲标题及其在前后两条之间的位置"}

@@ -100,6 +100,7 @@ class Renderer:
                 out.append(link(piece, href, target))
             else:
                 why = {"external": self.t("本库未收此条"), "lost": self.t("原文数字已佚，无法确定所指"),
+                       "conjecture": self.t("编者推测的条号：未见1997年规则原文，故不链接"),
                        "unresolved": self.t("无法解析")}.get(ref["status"], ref["status"])
                 out.append(f'<span class="kb-ref kb-{ref["status"]}" title="{why}">{piece}</span>')
             pos = b
@@ -143,7 +144,8 @@ class Renderer:
             readings = " ｜ ".join(f"{esc(sigil)}：{esc(t) or '∅'}" for sigil, t in v["readings"].items())
             details.append(f"{self.t('异文')}：{readings}（{esc(v['context'])}）")
         for n in rec.notes:
-            details.append(f"{self.t(NOTE_KINDS.get(n['kind'], '注'))}：{esc(n['what'])}（{self.t('据')} {esc(n['from'])}）")
+            gap = " " if n["from"][:1].isascii() else ""      # 据1997年…, 据 Laws 1997…
+            details.append(f"{self.t(NOTE_KINDS.get(n['kind'], '注'))}：{esc(n['what'])}（{self.t('据')}{gap}{esc(n['from'])}）")
         return details
 
     def badge(self, rec: Record) -> str:
