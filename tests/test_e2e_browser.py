@@ -274,6 +274,16 @@ def test_a_conjectured_number_explains_itself_when_tapped(static_site, page):
     assert "推测" in page.locator(".kb-clause[data-cite='31B'] .kb-ref-note").first.inner_text()
 
 
+def test_the_colour_scheme_chosen_in_one_edition_holds_in_the_other(static_site, page):
+    scheme = "() => document.body.getAttribute('data-md-color-scheme')"
+    page.goto(f"{static_site}/hans/cbr1999/law-45/")
+    assert page.evaluate(scheme) == "default"
+    page.evaluate("() => document.querySelector('input[data-md-color-scheme=slate]').click()")
+    page.wait_for_function(f"() => ({scheme[6:]}) === 'slate'")
+    page.goto(f"{static_site}/hant/compare/law-45/")
+    assert page.evaluate(scheme) == "slate"
+
+
 def test_zero_results_finish_too(static_site, page):
     page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("qwxzv 龘"))
     assert top_ids(page) == []

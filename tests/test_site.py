@@ -161,6 +161,17 @@ def test_file_flavour_links_end_in_index_html():
     assert file_html('href="a/"') == 'href="a/index.html"'
 
 
+def test_theme_script_override_differs_from_the_theme_only_in_its_scope():
+    """kb/site/theme/partials/javascripts/base.html is mkdocs-material's own, but for the scope of
+    the reader's stored choices (both editions): a theme upgrade that changes the file fails here."""
+    import material
+    theirs = (Path(material.__file__).parent / "templates" / "partials" / "javascripts" / "base.html").read_text(encoding="utf-8")
+    ours = (b.PACKAGE / "site" / "theme" / "partials" / "javascripts" / "base.html").read_text(encoding="utf-8")
+    body = theirs.split("-#}\n", 1)[1]
+    assert ours.split("-#}\n", 1)[1] == body.replace("d(base_url) }}", 'd(base_url ~ "/..") }}')
+    assert ours != theirs
+
+
 def test_mkdocs_failure_reports_mkdocs_own_line():
     from kb.site.build import mkdocs_error
     out = ("\x1b[33m  Warning from the Material for MkDocs team\x1b[0m\n"
