@@ -172,6 +172,32 @@ def test_theme_script_override_differs_from_the_theme_only_in_its_scope():
     assert ours != theirs
 
 
+def test_service_worker_downloads_the_edition_unless_the_reader_saves_data(tmp_path):
+    """sw.js's install, run in node with a stand-in Cache: every file is fetched, except when the
+    browser says Save-Data, when nothing is fetched ahead (pages are kept as they are opened)."""
+    from kb.site.offline import SERVICE_WORKER
+    node = shutil.which("node")
+    assert node, "node is not installed (apt-get install nodejs)"
+    sw = (SERVICE_WORKER.replace("__VERSION__", '"hans-x"').replace("__PREFIX__", '"kb-hans-"')
+          .replace("__FILES__", '["./", "law-45/", "idx/meta.1.js"]'))
+    script = tmp_path / "run.js"
+    script.write_text("""
+const saveData = process.argv[2] === "1", handlers = {}, fetched = [];
+global.self = { navigator: { connection: { saveData } }, skipWaiting: () => Promise.resolve(),
+  addEventListener: (name, fn) => { handlers[name] = fn; }, registration: { scope: "http://x/hans/" },
+  clients: { claim: () => Promise.resolve() } };
+global.caches = { open: () => Promise.resolve({ addAll: (files) => { fetched.push(...files); return Promise.resolve(); } }),
+  keys: () => Promise.resolve([]) };
+""" + sw + """
+let done;
+handlers.install({ waitUntil: (p) => { done = p; } });
+done.then(() => console.log(JSON.stringify(fetched)));
+""", encoding="utf-8")
+    got = {flag: json.loads(subprocess.run([node, str(script), flag], capture_output=True, text=True, check=True).stdout)
+           for flag in ("0", "1")}
+    assert got == {"0": ["./", "law-45/", "idx/meta.1.js"], "1": []}
+
+
 def test_mkdocs_failure_reports_mkdocs_own_line():
     from kb.site.build import mkdocs_error
     out = ("\x1b[33m  Warning from the Material for MkDocs team\x1b[0m\n"

@@ -1,7 +1,8 @@
 """Offline use of the built site: a service worker per edition, and a download for file://.
 
 * ``finish_edition`` writes ``sw.js`` at the edition's root: it caches every page, asset and
-  search chunk of the edition when first installed; its cache name carries a hash of all
+  search chunk of the edition when first installed (unless the browser asks to save data; then
+  only what is opened); its cache name carries a hash of all
   those files, so a new build installs a new cache and deletes the old one.
 * ``write_download`` writes ``paigui-kb-offline.zip`` beside the editions: the same files with
   every relative link pointing at an ``index.html`` (a browser opening files from disk shows
@@ -108,9 +109,12 @@ var PREFIX = __PREFIX__;
 var CACHE = "kb-" + VERSION;
 var FILES = __FILES__;
 
+// A reader who asked the browser to save data (Save-Data) gets no download of the whole edition:
+// the pages and search chunks they open are still kept as they go (see fetch below).
 self.addEventListener("install", function (event) {
+  var conn = self.navigator && self.navigator.connection;
   event.waitUntil(caches.open(CACHE).then(function (cache) {
-    return cache.addAll(FILES);
+    return conn && conn.saveData ? null : cache.addAll(FILES);
   }).then(function () { return self.skipWaiting(); }));
 });
 
