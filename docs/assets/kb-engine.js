@@ -715,9 +715,10 @@
     return topical.map(function (d) { return [d, score]; })
       .concat(ranked.filter(function (r) { return !keep.has(r[0]); }));
   };
-  // engine.py _titled: does the title of record d, or of a record above it, hold one of the group's strings?
+  // engine.py _titled: does the title of record d, or of a record above it, hold one of the group's
+  // strings? (meta.titles: each title's search form, rank.py Ranker.title)
   Engine.prototype.titled = function (g, d) {
-    var m = this.meta, self = this;
+    var m = this.meta;
     if (!this.byPath) {
       this.byPath = new Map();
       for (var i = 0; i < m.count; i++) this.byPath.set(m.work[i] + " " + m.pathkey[i], i);
@@ -725,10 +726,8 @@
     var parts = m.pathkey[d].split("/").slice(0, -1), found = false;
     for (var k = parts.length; k > 0 && !found; k--) {
       var a = this.byPath.get(m.work[d] + " " + pathkey(parts.slice(0, k)));
-      var s = a === undefined ? null : this.shown(a);
-      if (!s || !s.titleHans) continue;
-      var title = this.normalize(s.titleHans.replace(RESTORED, "$1"));
-      found = strings(g).some(function (x) { return x && title.indexOf(x) >= 0; });
+      var title = a === undefined ? "" : m.titles[a];
+      found = !!title && strings(g).some(function (x) { return x && title.indexOf(x) >= 0; });
     }
     return found;
   };

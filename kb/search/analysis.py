@@ -91,6 +91,12 @@ def searchable(text: str) -> str:
     return RESTORED_RE.sub(r"\1", text) if "〔" in text else text
 
 
+def search_form(text: str) -> str:
+    """A record's title or text as a query's strings are matched against it: restorations without
+    their brackets, normalized (the ranker's titles and phrases, the static index's titles)."""
+    return normalize(searchable(text))
+
+
 def is_traditional(text: str) -> bool:
     """True if t2s changes the text, i.e. it was typed in Traditional characters."""
     text = fold_width(text)

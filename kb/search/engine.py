@@ -20,7 +20,7 @@ from typing import Any
 
 from kb import works
 from kb.errors import KbError
-from kb.search.analysis import normalize, searchable
+from kb.search.analysis import normalize
 from kb.search.citations import Cite
 from kb.search.index import IndexData, open_index
 from kb.search.parse import Group, ParsedQuery, QueryParser, clean_query
@@ -193,7 +193,7 @@ class SearchEngine:
         parts = d["pathkey"].split("/")[:-1]
         for k in range(len(parts), 0, -1):
             m = self.by_path.get((d["work"], "".join(p + "/" for p in parts[:k])))
-            title = normalize(searchable(self.docs[m]["title_hans"] or "")) if m is not None else ""
+            title = self.ranker.title(m) if m is not None else ""
             if title and any(s and s in title for s in g.strings()):
                 return True
         return False

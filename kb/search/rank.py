@@ -35,7 +35,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Generic, TypeVar
 
-from kb.search.analysis import Analysis, analyze, normalize, searchable
+from kb.search.analysis import Analysis, analyze, search_form
 from kb.search.lexicon import Lexicon
 from kb.search.parse import GENERIC_WEIGHT, Group
 
@@ -165,8 +165,8 @@ class Ranker:
     def phrase_text(self, d: int) -> str:
         """What a quoted phrase must stand in, whole: title, text and subject terms, a line each."""
         if self._texts is None:
-            self._texts = [normalize(searchable("\n".join((doc.get("title_hans") or "", doc.get("text_hans") or "",
-                                                            doc.get("subjects") or "")))) for doc in self.docs]
+            self._texts = [search_form("\n".join((doc.get("title_hans") or "", doc.get("text_hans") or "",
+                                                   doc.get("subjects") or ""))) for doc in self.docs]
         return self._texts[d]
 
     def known(self, s: str) -> bool:
@@ -311,13 +311,16 @@ class Ranker:
             return frozenset(out)
         return self._context_docs.get(tuple(g.strings()), make)
 
+    def title(self, d: int) -> str:
+        """The search form of clause d's own title (restorations without their brackets)."""
+        if self._titles is None:
+            self._titles = [search_form(doc.get("title_hans") or "") for doc in self.docs]
+        return self._titles[d]
+
     def title_docs(self, g: Group) -> frozenset[int]:
         """Clauses whose own title holds one of the group's strings (42 明手的权利 for dummy's rights)."""
         def make() -> frozenset[int]:
-            if self._titles is None:
-                self._titles = [normalize(searchable(doc.get("title_hans") or "")) for doc in self.docs]
-            titles = self._titles
-            return frozenset(d for s in g.strings() if s for d in self.contained(s) if s in titles[d])
+            return frozenset(d for s in g.strings() if s for d in self.contained(s) if s in self.title(d))
         return self._title_docs.get(tuple(g.strings()), make)
 
     def rarity(self, g: Group) -> float:

@@ -36,7 +36,7 @@ from kb import works
 from kb.errors import KbError
 from kb.normalise import to_hant
 from kb.records import Record
-from kb.search.analysis import searchable
+from kb.search.analysis import search_form
 from kb.search.index import read_documents
 from kb.search.lexicon import Lexicon
 from kb.search.snippet import outline
@@ -217,7 +217,7 @@ class StaticIndex:
             "work": [work_ids.index(r.work) for r in recs],
             "pathkey": ["".join(p + "/" for p in r.path) for r in recs],
             "order": [r.order for r in recs],
-            "titles": [ks.normalize(searchable(r.title_hans or "")) for r in recs],   # search form (rank.py title_docs)
+            "titles": [search_form(r.title_hans or "") for r in recs],   # as rank.py Ranker.title
             "families": families,
             "family": family,
             "lengths": self.lengths,
