@@ -161,6 +161,22 @@ def test_file_flavour_links_end_in_index_html():
     assert file_html('href="a/"') == 'href="a/index.html"'
 
 
+def test_offline_download_is_deflated_at_its_level(built):
+    """Each entry at ZIP_LEVEL: zipfile would silently use zlib's default for a ZipInfo entry."""
+    import zipfile
+    import zlib
+
+    from kb.site.offline import DOWNLOAD, ZIP_LEVEL
+    _, site = built
+    with zipfile.ZipFile(site / DOWNLOAD) as zf:
+        infos = [i for i in zf.infolist() if i.file_size > 10_000][:5]
+        assert infos
+        for info in infos:
+            packer = zlib.compressobj(ZIP_LEVEL, zlib.DEFLATED, -15)
+            size = len(packer.compress(zf.read(info)) + packer.flush())
+            assert info.compress_type == zipfile.ZIP_DEFLATED and info.compress_size == size, info.filename
+
+
 def test_theme_script_override_differs_from_the_theme_only_in_its_scope():
     """kb/site/theme/partials/javascripts/base.html is mkdocs-material's own, but for the scope of
     the reader's stored choices (both editions): a theme upgrade that changes the file fails here."""

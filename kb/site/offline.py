@@ -78,6 +78,9 @@ def file_html(html: str) -> str:
 
 
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)   # the earliest date a zip can hold
+# Deflate level: 4 takes 0.23 s against level 6's 0.41 s for a zip 2.5% larger. It is given to
+# each writestr: zipfile ignores the ZipFile's own level for entries given as a ZipInfo.
+ZIP_LEVEL = 4
 
 
 def write_download(site: Path) -> Path:
@@ -85,7 +88,7 @@ def write_download(site: Path) -> Path:
     target = site / DOWNLOAD
     tmp = target.with_suffix(".tmp")
     files = edition_files(site)
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=4) as zf:
+    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for rel in files:
             path = site / rel
             # a fixed date: the same site makes the same zip, byte for byte
@@ -93,9 +96,9 @@ def write_download(site: Path) -> Path:
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
             if path.suffix == ".html":
-                zf.writestr(info, file_html(path.read_text(encoding="utf-8")))
+                zf.writestr(info, file_html(path.read_text(encoding="utf-8")), compresslevel=ZIP_LEVEL)
             else:
-                zf.writestr(info, path.read_bytes())
+                zf.writestr(info, path.read_bytes(), compresslevel=ZIP_LEVEL)
     tmp.replace(target)
     return target
 
