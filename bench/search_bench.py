@@ -1,7 +1,7 @@
 """Search benchmark: graded relevance on the tuning and held-out sets beside a bigram BM25 baseline.
 
     .venv/bin/python bench/search_bench.py [--records build/records.jsonl]
-        [--tuning bench/queries.tsv] [--heldout bench/heldout.tsv --heldout bench/heldout2.tsv ...]
+        [--tuning bench/queries.tsv ...] [--heldout bench/heldout.tsv --heldout bench/heldout2.tsv ...]
         [--repeat 3] [--cold 5] [--verbose] [--no-heldout]
 
 Judgement files: ``query<TAB>kind<TAB>id=grade id=grade ...`` (grade 2: the clause
@@ -20,10 +20,12 @@ attaches the twin), so they are one judged unit too: a result holds its id and i
 twins' ids, and judged ids are counted once per clause. The baseline's lists are folded
 the same way, so it is not penalised for listing twins apart.
 
-Three held-out sets: bench/heldout.tsv (185 questions), bench/heldout2.tsv (150, written later
-by another writer from the records' titles and texts alone) and bench/heldout3.tsv (120, a third
-writer under the same rule). Only aggregate figures are printed for the held-out sets; ``--verbose`` lists per-query
-ranks of the tuning set alone. Latency: in-process p50/p95 over every question of all the
+Two tuning sets: bench/queries.tsv (525) and bench/tuning2.tsv (200, written by a fresh writer
+from the records' titles and texts alone, for tuning and diagnosis). Four held-out sets:
+bench/heldout.tsv (185 questions), bench/heldout2.tsv (150, written later by another writer from
+the records' titles and texts alone), bench/heldout3.tsv (120) and bench/heldout4.tsv (150), each
+by a further writer under the same rule. Only aggregate figures are printed for the held-out sets;
+``--verbose`` lists per-query ranks of the tuning sets alone. Latency: in-process p50/p95 over every question of all the
 sets after one warm-up pass; fresh process: wall and CPU time of ``kb search QUERY`` in
 a new process, median of ``--cold`` runs.
 """
@@ -217,13 +219,14 @@ def cold_start(records: Path, index_dir: Path, runs: int) -> tuple[float, float]
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--records", type=Path, default=ROOT / "build" / "records.jsonl")
-    ap.add_argument("--tuning", type=Path, default=ROOT / "bench" / "queries.tsv")
+    ap.add_argument("--tuning", type=Path, action="append",
+                    help="tuning set (repeatable; default bench/queries.tsv and tuning2.tsv)")
     ap.add_argument("--heldout", type=Path, action="append",
-                    help="held-out set (repeatable; default bench/heldout.tsv, heldout2.tsv and heldout3.tsv)")
+                    help="held-out set (repeatable; default bench/heldout.tsv and heldout2.tsv to heldout4.tsv)")
     ap.add_argument("--repeat", type=int, default=3, help="timed passes over the questions")
     ap.add_argument("--cold", type=int, default=5, help="fresh-process runs (0: skip)")
-    ap.add_argument("--verbose", "-v", action="store_true", help="per-query ranks (tuning set only)")
-    ap.add_argument("--no-heldout", action="store_true", help="tuning set only (for development)")
+    ap.add_argument("--verbose", "-v", action="store_true", help="per-query ranks (tuning sets only)")
+    ap.add_argument("--no-heldout", action="store_true", help="tuning sets only (for development)")
     args = ap.parse_args(argv)
 
     records_path = args.records
@@ -234,14 +237,17 @@ def main(argv: list[str] | None = None) -> int:
     set_units(records)
     ids = {r["id"] for r in records}
     sets = {}
-    heldout = args.heldout or [ROOT / "bench" / f"heldout{n}.tsv" for n in ("", "2", "3")]
-    named = [("tuning", args.tuning)] + ([] if args.no_heldout else
-                                         [(f"held-out {p.name}", p) for p in heldout])
+    tuning = args.tuning or [ROOT / "bench" / name for name in ("queries.tsv", "tuning2.tsv")]
+    heldout = args.heldout or [ROOT / "bench" / f"heldout{n}.tsv" for n in ("", "2", "3", "4")]
+    named = [(f"tuning {p.name}", p) for p in tuning] + ([] if args.no_heldout else
+                                                           [(f"held-out {p.name}", p) for p in heldout])
     for name, path in named:
-        if path.exists():
-            judged = load_judgements(path)
-            kept = [j for j in judged if unit_grades(j, ids)]
-            sets[name] = (kept, len(judged) - len(kept))
+        if not path.exists():
+            print(f"search_bench: no such question file: {path}", file=sys.stderr)
+            return 2
+        judged = load_judgements(path)
+        kept = [j for j in judged if unit_grades(j, ids)]
+        sets[name] = (kept, len(judged) - len(kept))
 
     with tempfile.TemporaryDirectory() as tmp:
         index_dir = Path(tmp) / "index"
@@ -284,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         print()
         print(table(f"{name}: {len(kept)} questions ({skipped} skipped: no judged id in these records)",
                     ours_k, base_k))
-        if args.verbose and name == "tuning":
+        if args.verbose and name.startswith("tuning"):
             print(f"\n{'ours':>4} {'base':>4}  query")
             for j, a, b in zip(kept, ranks, branks):
                 print(f"{a or '-':>4} {b or '-':>4}  {j.query}")

@@ -645,6 +645,7 @@ def test_counts_in_digits_meet_the_laws_numerals(engine: SearchEngine):
 
 
 SNAPSHOT = Path(__file__).parent / "fixtures" / "search_top10.json"
+QUESTION_FILES = (TUNING, ROOT / "bench" / "tuning2.tsv", *(ROOT / "bench" / f"heldout{n}.tsv" for n in ("", "2", "3", "4")))
 
 
 def test_rankings_are_those_of_the_snapshot(engine: SearchEngine):
@@ -652,7 +653,7 @@ def test_rankings_are_those_of_the_snapshot(engine: SearchEngine):
     the reviewed snapshot: a speedup must not change a ranking. A deliberate ranking change
     rewrites the snapshot (KB_UPDATE_SNAPSHOT=1 pytest -k snapshot) in the same commit."""
     queries = list(dict.fromkeys(
-        line.split("\t")[0] for path in (TUNING, *(ROOT / "bench" / f"heldout{n}.tsv" for n in ("", "2", "3")))
+        line.split("\t")[0] for path in QUESTION_FILES
         for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")))
     got = {q: with_twins(engine.search(q)) for q in queries}
     if os.environ.get("KB_UPDATE_SNAPSHOT") == "1":
