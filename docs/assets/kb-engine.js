@@ -800,6 +800,11 @@
       var parsed = self.parse(q);
       if (!parsed.cites.length && !parsed.groups.length) return [];
       var ranked = self.ranked(parsed, limit, work), out = [];
+      if (!ranked.length && parsed.groups.some(function (g) { return g.required; })) {
+        // engine.py: a quoted phrase no clause holds as typed counts as ordinary words
+        parsed = self.parse(Array.from(q).map(function (c) { return Q.quotes.indexOf(c) >= 0 ? " " : c; }).join(""));
+        ranked = self.ranked(parsed, limit, work);
+      }
       ranked.forEach(function (r) { out.push(self.result(r[0], parsed, r[1])); });
       return out;
     }, preload);

@@ -23,7 +23,7 @@ from kb.errors import KbError
 from kb.search.analysis import normalize
 from kb.search.citations import Cite
 from kb.search.index import IndexData, open_index
-from kb.search.parse import Group, ParsedQuery, QueryParser, clean_query
+from kb.search.parse import Group, ParsedQuery, QueryParser, clean_query, unquoted
 from kb.search.rank import CACHE_SIZE, LRU, Ranker
 from kb.search.snippet import highlight, normal_form, outline
 from kb.search.synonyms import Synonyms, load_synonyms
@@ -121,6 +121,18 @@ class SearchEngine:
         # definition is looked for among the first DEFINITION_WINDOW
         depth = max(2 * limit, DEFINITION_WINDOW)
 
+        ranked = self._ranked(parsed, allowed, depth)
+        if not ranked and any(g.required for g in parsed.groups):
+            # A quoted phrase no clause holds as typed is most often words quoted as they were
+            # said at the table (庄家只说“黑桃”): its words count as the query's other words do.
+            parsed = self.parse(unquoted(q), script)
+            ranked = self._ranked(parsed, allowed, depth)
+        ranked = self._fold_twins(ranked, limit)
+        return [self._result(n, score, parsed) for n, score in ranked[:limit]]
+
+    def _ranked(self, parsed: ParsedQuery, allowed: Callable[[int], bool] | None,
+                depth: int) -> list[tuple[int, float]]:
+        """The clauses a parsed query finds, best first, twins not yet folded."""
         if not parsed.groups:
             ranked = self._by_citation(parsed.cites, allowed)
         elif parsed.cites:
@@ -143,8 +155,7 @@ class SearchEngine:
             elif len(parsed.groups) == 1 and not parsed.groups[0].required:
                 # A bare term (revoke, 罚张, 清一色) asks what it is: its definition first.
                 ranked = self._definitions_first(ranked, parsed.groups[0].strings())
-        ranked = self._fold_twins(ranked, limit)
-        return [self._result(n, score, parsed) for n, score in ranked[:limit]]
+        return ranked
 
     def _check_args(self, limit: Any, work: Any, law_range: Any, script: Any) -> None:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:

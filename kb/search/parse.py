@@ -228,6 +228,11 @@ class QueryParser:
         return Group(w, [(s, x * weight) for s, x in alts], weight=weight)
 
 
+def unquoted(q: str) -> str:
+    """The query with its quotation marks taken out: quoted words become ordinary words."""
+    return "".join(" " if ch in _QUOTES else ch for ch in q)
+
+
 # The query grammar under public names (mirrored by the site's browser engine).
 PHRASE_RE = _PHRASE_RE
 QUOTES = _QUOTES
