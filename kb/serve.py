@@ -323,8 +323,14 @@ def cache_control(path: str, status: int) -> bytes:
     return b"no-cache"
 
 
+# Marks a page as served with the API beside it: the site's script asks /api/search only then,
+# so a static host (no cookie) gets no request it cannot answer (docs/assets/kb.js).
+API_COOKIE = b"kb-api=1; Path=/; SameSite=Strict"
+
+
 class SiteHeaders:
-    """Security and cache headers on every response; relative redirects; a header-count limit.
+    """Security and cache headers on every response; relative redirects; a header-count limit;
+    the API's cookie on pages.
 
     Pure ASGI (no buffering). Redirect targets never carry the request's Host: an absolute
     Location is cut to its path.
@@ -351,6 +357,9 @@ class SiteHeaders:
                 headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"cache-control"]
                 if 300 <= status < 400:
                     headers = [(k, _relative(v) if k.lower() == b"location" else v) for k, v in headers]
+                if status == 200 and any(k.lower() == b"content-type" and v.startswith(b"text/html")
+                                         for k, v in headers):
+                    headers.append((b"set-cookie", API_COOKIE))
                 headers += [
                     (b"cache-control", cache_control(path, status)),
                     (b"x-content-type-options", b"nosniff"),

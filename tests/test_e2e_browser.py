@@ -248,6 +248,7 @@ def test_static_hosting_header_box_on_a_law_page(static_site, page):
     page.press(".kb-hsearch-input", "Enter")
     page.wait_for_url(re.compile(r".*/hant/search/\?q="))
     assert STATIC_TOP3["罚张"] & set(top_ids(page)[:3])
+    assert not [u for u in requested if "/api/" in u], "a static host was asked for the API"
 
 
 def test_the_search_page_says_when_there_are_more_and_shows_them(static_site, page):

@@ -91,6 +91,14 @@ def test_cache_headers(client):
     assert client.get("/nothing").headers["cache-control"] == "no-store"
 
 
+def test_pages_carry_the_api_cookie_and_nothing_else_does(client):
+    """kb.js asks /api/search only on a page marked kb-api=1: kb serve marks its pages."""
+    page = client.get("/hans/cbr1999/law-45/")
+    assert page.status_code == 200 and page.headers["set-cookie"] == "kb-api=1; Path=/; SameSite=Strict"
+    for path in ("/api/search?q=%E8%97%8F%E7%89%8C", "/api/health", "/nothing"):
+        assert "set-cookie" not in client.get(path).headers, path
+
+
 def test_gzip(client):
     r = client.get("/hans/cbr1999/law-45/", headers={"accept-encoding": "gzip"})
     assert r.status_code == 200 and r.headers["content-encoding"] == "gzip"

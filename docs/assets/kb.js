@@ -57,8 +57,9 @@
     return enginePromise;
   }
 
-  // unknown | present | absent; remembered for the tab, so a static host gets one failed request.
-  var apiState = fileMode ? "absent" : remembered() || "unknown";
+  // unknown | present | absent. kb serve marks its pages with a cookie (kb-api=1; kb/serve.py):
+  // without it (a static host, a file) the API is not asked; what it answered is kept for the tab.
+  var apiState = fileMode || !/(?:^|;\s*)kb-api=1(?:;|$)/.test(document.cookie) ? "absent" : remembered() || "unknown";
   function remembered(value) {
     try {
       if (value) sessionStorage.setItem("kb-api", value);
