@@ -32,4 +32,6 @@ def format_record(rec: Record, records: list[Record] | None = None) -> str:
         lines.append(f"另一译本: {rec.twin}")
     if rec.subjects:
         lines.append("索引词: " + "、".join(rec.subjects))
+    if rec.questions:
+        lines.append("问法: " + " | ".join(rec.questions))
     return "\n".join(lines)

@@ -1,4 +1,5 @@
-"""Stage: the subject index. Each record gains `subjects`, the editors' index terms for it.
+"""Stage: the subject index. Each record gains `subjects`, the editors' index terms for it, and
+`questions`, the questions people ask that it answers.
 
 A subject index is what a law book has at its back: the words readers look things up by,
 each pointing at the clauses that answer it. Ours is written per clause, in the words
@@ -6,9 +7,14 @@ people use rather than the rule book's own (亮出来 for 暴露, 认输 for 承
 revoke for 藏牌), so a question in a director's own words finds its clause. Search indexes
 the terms as a field of their own; the site lists them in each work's index page.
 
+The questions are the same aid in whole sentences: what a director types when facing the
+situation a clause governs (庄家只说了花色没说点数，出哪张). Search indexes them with the
+subject terms; the site does not list them.
+
 Data: ``kb/data/subjects/<work>.tsv`` (optional per work), one row per record:
-``id<TAB>term、term、…`` in Simplified characters. An id not among the records, a term
-given twice, or an empty term is an error naming the file and line.
+``id<TAB>term、term、…`` in Simplified characters; ``kb/data/questions/<work>.tsv`` (optional
+per work), ``id<TAB>question|question|…``. An id not among the records, a term or question
+given twice, or an empty one is an error naming the file and line.
 """
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ from kb.errors import KbError
 from kb.records import Record
 
 SEPARATOR = "、"
+QUESTION_SEPARATOR = "|"
 
 
 def table(work_id: str) -> Table:
@@ -27,27 +34,41 @@ def table(work_id: str) -> Table:
     return Table(f"subjects/{work_id}.tsv", ("id", "terms"), unique=("id",))
 
 
+def question_table(work_id: str) -> Table:
+    """The question table of one work (its file may be absent)."""
+    return Table(f"questions/{work_id}.tsv", ("id", "questions"), unique=("id",))
+
+
 def attach_subjects(records: list[Record], root: Path | None = None) -> None:
-    """Set every record's ``subjects`` from its work's subject table (under ``root``, default kb/data)."""
+    """Set every record's ``subjects`` and ``questions`` from its work's tables (under ``root``,
+    default kb/data)."""
     by_id = {r.id: r for r in records}
     for rec in records:
         rec.subjects = []
+        rec.questions = []
     for work in works.all_works():
-        t = table(work.id)
-        if not t.file(root).is_file():
-            continue
-        for row in read_table(t, root):
-            rid = row["id"]
-            target = by_id.get(rid)
-            if target is None or target.work != work.id:
-                raise KbError(f"{row.where}: no record '{rid}' in work '{work.id}'")
-            terms = [s.strip() for s in row["terms"].split(SEPARATOR)]
-            if any(not s for s in terms):
-                raise KbError(f"{row.where}: an empty term (two {SEPARATOR} in a row, or one at an end)")
-            seen: set[str] = set()
-            for s in terms:
-                if s in seen:
-                    raise KbError(f"{row.where}: term '{s}' is given twice")
-                seen.add(s)
-            target.subjects = terms
+        for t, column, attr, separator, kind in (
+                (table(work.id), "terms", "subjects", SEPARATOR, "term"),
+                (question_table(work.id), "questions", "questions", QUESTION_SEPARATOR, "question")):
+            if not t.file(root).is_file():
+                continue
+            for row in read_table(t, root):
+                rid = row["id"]
+                target = by_id.get(rid)
+                if target is None or target.work != work.id:
+                    raise KbError(f"{row.where}: no record '{rid}' in work '{work.id}'")
+                setattr(target, attr, _items(row[column], separator, kind, row.where))
+
+
+def _items(cell: str, separator: str, kind: str, where: str) -> list[str]:
+    """The terms (or questions) of one cell: none empty, none twice."""
+    items = [s.strip() for s in cell.split(separator)]
+    if any(not s for s in items):
+        raise KbError(f"{where}: an empty {kind} (two {separator} in a row, or one at an end)")
+    seen: set[str] = set()
+    for s in items:
+        if s in seen:
+            raise KbError(f"{where}: {kind} '{s}' is given twice")
+        seen.add(s)
+    return items
 

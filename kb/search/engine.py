@@ -124,7 +124,7 @@ class SearchEngine:
         ranked = self._ranked(parsed, allowed, depth)
         if not ranked and any(g.required for g in parsed.groups):
             # A quoted phrase no clause holds as typed is most often words quoted as they were
-            # said at the table (庄家只说“方块”): its words count as the query's other words do.
+            # said at the table (庄家只说“草花”): its words count as the query's other words do.
             parsed = self.parse(unquoted(q), script)
             ranked = self._ranked(parsed, allowed, depth)
         ranked = self._fold_twins(ranked, limit)

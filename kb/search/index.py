@@ -141,7 +141,7 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             title_hans=title, title_hant=r.get("title_hant") or title,
             text_hans=text, text_hant=r.get("text_hant") or text,
             context="\n".join(reversed(ancestors)),
-            subjects="\n".join(r.get("subjects") or []),
+            subjects="\n".join([*(r.get("subjects") or []), *(r.get("questions") or [])]),
         )
 
 

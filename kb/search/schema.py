@@ -9,8 +9,8 @@ text is cut (t2s changes the characters jieba sees; 不 + 判罚 -> 不判罚 ma
 
 Fields: ``id`` (ID, stored, unique), ``work`` (ID, stored), the display fields (STORED);
 ``title`` (title_hans), ``text`` (text_hans), ``context`` (the ancestors' titles, also
-stored), ``subjects`` (the record's subject-index terms, kb/subjects.py, one per line, also
-stored): TEXT, jieba words
+stored), ``subjects`` (the record's subject-index terms and the questions people ask that it
+answers, kb/subjects.py, one per line, also stored): TEXT, jieba words
 with sequential positions, so whoosh phrase queries work; ``bigram`` and ``unigram`` (TEXT
 without positions, fed title + text + subjects): the
 negation-marked character grams, with their frequencies; ``counts`` (STORED): each text
