@@ -399,6 +399,17 @@ def test_twins_are_one_result(engine: SearchEngine):
     assert {t["id"] for t in got[0]["twins"]} == {"cbr1999:43A2c", "laws1997:43A2c"} - {got[0]["id"]}
 
 
+def test_a_clause_and_its_twin_lead_with_the_main_rule_book(engine: SearchEngine):
+    """The folded result shows the work listed first in the registry (中国桥牌竞赛规则) and attaches
+    the other translation, whichever of the two matched better; filtered to the other work, that
+    work's clause leads."""
+    folded = [r for r in engine.search("庄家只说了点数没说花色") if r["twins"]]
+    assert folded and all(r["work"] == "cbr1999" and r["twins"][0]["work"] == "laws1997" for r in folded)
+    only = engine.search("庄家只说了点数没说花色", work="laws1997")
+    assert only and all(r["work"] == "laws1997" for r in only)
+    assert ids(engine.search("dummy's rights"))[:1] == ["cbr1999:42"]
+
+
 @pytest.mark.parametrize("q, first", [
     ("什么是藏牌", "cbr1999:61A"),
     ("藏牌是什么意思", "cbr1999:61A"),

@@ -738,17 +738,24 @@
     var keep = new Set(defining.map(function (r) { return r[0]; }));
     return defining.concat(ranked.filter(function (r) { return !keep.has(r[0]); }));
   };
-  Engine.prototype.foldTwins = function (ranked, limit) {
+  // engine.py _fold_twins: one result per clause and its twin, at the better one's place; the
+  // clause of the work listed first in the registry leads, unless the filter leaves it out.
+  Engine.prototype.foldTwins = function (ranked, limit, allowed) {
     var out = [], placed = new Set(), self = this;
     for (var i = 0; i < ranked.length && out.length < limit; i++) {
       var d = ranked[i][0];
       if (placed.has(d)) continue;
       placed.add(d);
-      if (d in self.twin) placed.add(self.twin[d]);
-      out.push(ranked[i]);
+      if (d in self.twin) {
+        var t = self.twin[d];
+        placed.add(t);
+        if ((!allowed || allowed(t)) && self.meta.work[t] < self.meta.work[d]) d = t;
+      }
+      out.push([d, ranked[i][1]]);
     }
     return out;
   };
+
   // SearchEngine.search up to the ranked records: [[doc, score], ...].
   Engine.prototype.ranked = function (parsed, limit, work) {
     var self = this, m = this.meta, ranked;
@@ -770,7 +777,7 @@
         ranked = this.definitionsFirst(ranked, strings(parsed.groups[0]));
       }
     }
-    return this.foldTwins(ranked, limit);
+    return this.foldTwins(ranked, limit, allowed);
   };
   Engine.prototype.result = function (d, parsed, score) {
     var s = this.shown(d), self = this;

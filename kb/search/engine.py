@@ -57,6 +57,7 @@ class SearchEngine:
         order = works.work_ids()
         self.works = sorted({d["work"] for d in self.docs},
                             key=lambda w: (order.index(w) if w in order else 99, w))
+        self._work_rank = [self.works.index(d["work"]) for d in self.docs]   # registry order
         self.hay = [_hay(d) for d in self.docs]
         self.by_path = {(d["work"], d["pathkey"]): n for n, d in enumerate(self.docs)}
         self.below: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
@@ -127,7 +128,7 @@ class SearchEngine:
             # said at the table (庄家只说“草花”): its words count as the query's other words do.
             parsed = self.parse(unquoted(q), script)
             ranked = self._ranked(parsed, allowed, depth)
-        ranked = self._fold_twins(ranked, limit)
+        ranked = self._fold_twins(ranked, limit, allowed)
         return [self._result(n, score, parsed) for n, score in ranked[:limit]]
 
     def _ranked(self, parsed: ParsedQuery, allowed: Callable[[int], bool] | None,
@@ -248,8 +249,11 @@ class SearchEngine:
         keep = {n for n, _ in defining}
         return defining + [(n, s) for n, s in ranked if n not in keep]
 
-    def _fold_twins(self, ranked: list[tuple[int, float]], limit: int) -> list[tuple[int, float]]:
-        """One result per clause: a twin ranked lower is dropped (it is attached instead)."""
+    def _fold_twins(self, ranked: list[tuple[int, float]], limit: int,
+                    allowed: Callable[[int], bool] | None = None) -> list[tuple[int, float]]:
+        """One result per clause and its twin, at the better one's place: the clause of the work
+        listed first in the registry leads (the other is attached), so a reader always sees the
+        same rule book first; a twin the filters leave out never leads."""
         out: list[tuple[int, float]] = []
         placed: set[int] = set()
         for n, score in ranked:
@@ -258,8 +262,11 @@ class SearchEngine:
             if n in placed:
                 continue
             placed.add(n)
-            if n in self.twin:
-                placed.add(self.twin[n])
+            twin = self.twin.get(n)
+            if twin is not None:
+                placed.add(twin)
+                if (allowed is None or allowed(twin)) and self._work_rank[twin] < self._work_rank[n]:
+                    n = twin
             out.append((n, score))
         return out
 
