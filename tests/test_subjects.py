@@ -75,18 +75,22 @@ def test_a_bad_row_names_file_and_line(data_copy, records, line, message):
     assert message in text and re.search(rf"subjects/cbr1999\.tsv:{n}\b", text), text
 
 
-@pytest.mark.parametrize("terms, message", [
-    ("亮出来、、露了", "an empty term"),
-    ("亮出来、露了、亮出来", "term '亮出来' is given twice"),
+@pytest.mark.parametrize("folder, rid, cell, message", [
+    ("subjects", "cbr1999:45A", "亮出来、、露了", "an empty term"),
+    ("subjects", "cbr1999:45A", "亮出来、露了、亮出来", "term '亮出来' is given twice"),
+    ("questions", "cbr1999:43A1a", "明手能不能叫裁判||明手叫了裁判", "an empty question"),
+    ("questions", "cbr1999:43A1a", "明手能不能叫裁判|明手叫了裁判|明手能不能叫裁判",
+     "question '明手能不能叫裁判' is given twice"),
 ])
-def test_a_bad_term_names_file_and_line(data_copy, records, terms, message):
-    path = table("cbr1999").file(data_copy)
+def test_a_bad_term_or_question_names_file_and_line(tmp_path, records, folder, rid, cell, message):
+    shutil.copytree(DATA_DIR / folder, tmp_path / folder)
+    path = (table if folder == "subjects" else question_table)("cbr1999").file(tmp_path)
     lines = path.read_text(encoding="utf-8").splitlines()
-    n = next(i for i, line in enumerate(lines, 1) if line.startswith("cbr1999:45A\t"))
-    lines[n - 1] = "cbr1999:45A\t" + terms
+    n = next(i for i, line in enumerate(lines, 1) if line.startswith(rid + "\t"))
+    lines[n - 1] = f"{rid}\t{cell}"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(KbError, match=rf"subjects/cbr1999\.tsv:{n}: {re.escape(message)}"):
-        attach_subjects(records, data_copy)
+    with pytest.raises(KbError, match=rf"{folder}/cbr1999\.tsv:{n}: {re.escape(message)}"):
+        attach_subjects(records, tmp_path)
 
 
 def test_a_work_without_a_table_has_no_terms(tmp_path, records):
@@ -102,20 +106,6 @@ def test_every_clause_has_questions_people_ask(linked_records):
     assert all(q.strip() == q and "|" not in q and 6 <= len(q) <= 30 for r in with_words for q in r.questions)
     assert all(not r.questions for r in linked_records if not (r.title_hans or r.text_hans))
 
-
-@pytest.mark.parametrize("cell, message", [
-    ("明手能不能叫裁判||明手叫了裁判", "an empty question"),
-    ("明手能不能叫裁判|明手叫了裁判|明手能不能叫裁判", "question '明手能不能叫裁判' is given twice"),
-])
-def test_a_bad_question_names_file_and_line(tmp_path, records, cell, message):
-    shutil.copytree(DATA_DIR / "questions", tmp_path / "questions")
-    path = question_table("cbr1999").file(tmp_path)
-    lines = path.read_text(encoding="utf-8").splitlines()
-    n = next(i for i, line in enumerate(lines, 1) if line.startswith("cbr1999:43A1a\t"))
-    lines[n - 1] = "cbr1999:43A1a\t" + cell
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    with pytest.raises(KbError, match=rf"questions/cbr1999\.tsv:{n}: {re.escape(message)}"):
-        attach_subjects(records, tmp_path)
 
 
 def test_search_finds_a_clause_by_the_way_people_ask(engine_fixture):
