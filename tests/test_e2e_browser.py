@@ -251,6 +251,20 @@ def test_static_hosting_header_box_on_a_law_page(static_site, page):
     assert not [u for u in requested if "/api/" in u], "a static host was asked for the API"
 
 
+def test_the_script_switch_keeps_the_question_and_the_anchor(static_site, page):
+    """简体/繁體 on the search page opens the same search in the other script; on a clause page,
+    the same clause."""
+    page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("罚张") + "&work=cbr1999")
+    first = top_ids(page)[:3]
+    page.click("a.kb-switch-link")
+    page.wait_for_url(re.compile(r".*/hant/search/\?q=%E7%BD%9A%E5%BC%A0&work=cbr1999$"))
+    assert top_ids(page)[:3] == first
+    assert page.input_value("#kb-q") == "罚张"
+    page.goto(f"{static_site}/hans/cbr1999/law-45/#45C4b")
+    page.click("a.kb-switch-link")
+    page.wait_for_url(re.compile(r".*/hant/cbr1999/law-45/#45C4b$"))
+
+
 def test_the_search_page_says_when_there_are_more_and_shows_them(static_site, page):
     page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("明手"))
     first = top_ids(page)

@@ -13,9 +13,12 @@
   var fileMode = location.protocol === "file:";
 
   // --- the 简体/繁體 switch -----------------------------------------------------------------
+  // It keeps the anchor, and on the search page the question (?q=…&work=…) too.
   document.addEventListener("click", function (event) {
     var link = event.target.closest && event.target.closest("a.kb-switch-link");
-    if (link && window.location.hash) link.href = link.href.split("#")[0] + window.location.hash;
+    if (!link) return;
+    var query = document.getElementById("kb-search") ? location.search : "";
+    link.href = link.href.split("#")[0].split("?")[0] + query + location.hash;
   });
 
   // --- offline: one service worker per edition --------------------------------------------
@@ -309,10 +312,6 @@
       try {
         if (push) history.pushState(null, "", url); else history.replaceState(null, "", url);
       } catch (e) { /* file:// may refuse */ }
-      var links = document.querySelectorAll("a.kb-switch-link");
-      for (var i = 0; i < links.length; i++) {
-        links[i].setAttribute("href", links[i].getAttribute("href").split("#")[0].split("?")[0] + location.search);
-      }
     }
     function go(s, push) {
       if (input.value !== s.q) input.value = s.q;
