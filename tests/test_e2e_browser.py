@@ -265,6 +265,22 @@ def test_the_script_switch_keeps_the_question_and_the_anchor(static_site, page):
     page.wait_for_url(re.compile(r".*/hant/cbr1999/law-45/#45C4b$"))
 
 
+def test_a_result_cited_by_its_title_shows_it_once(static_site, page):
+    page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("诈胡"))
+    assert top_ids(page)[0] == "twmj16:false-win"
+    head = page.locator("#kb-results .kb-result-head").first
+    assert head.locator(".kb-result-cite").inner_text() == "诈胡" and head.locator(".kb-result-title").count() == 0
+
+
+def test_print_view_has_no_links_to_other_pages(static_site, page):
+    """Printed, a law page is the law: no switch, no link to the comparison page."""
+    page.goto(f"{static_site}/hans/cbr1999/law-45/")
+    compare = page.locator("a[href*='compare/law-45']")
+    assert compare.count() == 1 and compare.is_visible()
+    page.emulate_media(media="print")
+    assert compare.is_hidden() and page.locator("a.kb-switch-link").is_hidden()
+
+
 def test_the_search_page_says_when_there_are_more_and_shows_them(static_site, page):
     page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("明手"))
     first = top_ids(page)

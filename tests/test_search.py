@@ -596,6 +596,11 @@ def test_cli_people_and_json(index_dir: Path):
     assert [t["id"] for t in data[0]["twins"]] == ["laws1997:45C4b"]
     code, out, _ = run_cli(["--json", "--work", "twmj16", "自摸"], index_dir)
     assert code == 0 and all(d["work"] == "twmj16" for d in json.loads(out))
+    # a mahjong clause cited by its own title shows it once; a scoring item shows its 台
+    code, out, _ = run_cli(["诈胡", "--limit", "1"], index_dir)
+    assert out.startswith("1. twmj16 诈胡 · ") and "诈胡 · 诈胡" not in out
+    code, out, _ = run_cli(["清一色", "--limit", "1"], index_dir)
+    assert out.startswith("1. twmj16 计台名堂 14 · 清一色（12台） · ")
 
 
 def test_cli_stdin_mode(index_dir: Path):

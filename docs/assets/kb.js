@@ -148,7 +148,7 @@
     results.forEach(function (r) {
       var li = el("li", "kb-result"), head = el("div", "kb-result-head");
       head.appendChild(link(r, "kb-result-cite"));
-      if (r.title) head.appendChild(el("span", "kb-result-title", String(r.title)));
+      if (r.title && r.title !== r.citation) head.appendChild(el("span", "kb-result-title", String(r.title)));
       if (r.tai) head.appendChild(el("span", "kb-result-tai", String(r.tai) + "台"));
       if (labels["work-" + r.work]) head.appendChild(el("span", "kb-result-work", labels["work-" + r.work]));
       li.appendChild(head);

@@ -81,8 +81,12 @@ def format_people(results: list[dict[str, Any]]) -> str:
     lines = []
     for i, r in enumerate(results, 1):
         parts = [f"{r['work']} {r['citation']}".strip()]
-        if r.get("title"):
-            parts.append(r["title"] + (f"（{r['tai']}台）" if r.get("tai") else ""))
+        title = r.get("title") or ""
+        tai = f"（{r['tai']}台）" if r.get("tai") else ""
+        if title and title != r["citation"]:      # a mahjong clause is often cited by its title
+            parts.append(title + tai)
+        else:
+            parts[0] += tai
         snippet = plain_snippet(r.get("snippet") or "")
         if snippet and snippet != r.get("title"):
             parts.append(snippet)
