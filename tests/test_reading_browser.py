@@ -101,3 +101,36 @@ def test_the_mahjong_table_fits_a_phone(browser, static_site):
     assert right <= width, (right, width)                      # no column cut off
     context.close()
     assert not errors, errors
+
+
+def test_all_results_stays_in_reach_in_the_header_box_on_a_phone(browser, static_site):
+    """The header box's 全部结果 is at the top of its panel and stays there as the list scrolls
+    (the phone's keyboard covers the bottom of the screen)."""
+    context, pg, errors = new_page(browser, PHONE)
+    pg.goto(f"{static_site}/hans/cbr1999/law-45/", wait_until="load")
+    pg.click(".kb-hsearch-open")
+    pg.fill(".kb-hsearch-input", "清一色几台")
+    pg.wait_for_selector(".kb-hsearch ol[data-kb-state=done]", state="attached")
+    panel, more = pg.locator(".kb-hsearch-panel"), pg.locator(".kb-hsearch-more")
+    for scroll in (0, 400):
+        panel.evaluate(f"p => {{ p.scrollTop = {scroll}; }}")
+        top, link = panel.bounding_box(), more.bounding_box()
+        assert top and link and link["y"] - top["y"] < 40 and more.is_visible(), (scroll, top, link)
+    assert pg.evaluate("document.querySelector('.kb-hsearch-panel').scrollTop") > 0   # the list did scroll
+    context.close()
+    assert not errors, errors
+
+
+def test_the_search_page_on_a_phone_puts_results_under_the_form(browser, static_site):
+    """With a question, a phone hides the page's introduction; without one, it is there to read."""
+    context, pg, errors = new_page(browser, PHONE)
+    pg.goto(f"{static_site}/hans/search/", wait_until="load")
+    assert pg.locator(".kb-search-intro").is_visible()
+    pg.fill("#kb-q", "藏牌")
+    pg.press("#kb-q", "Enter")
+    pg.wait_for_selector("#kb-results[data-kb-state=done]")
+    assert pg.locator(".kb-search-intro").is_hidden()
+    first = pg.locator("#kb-results li").first.bounding_box()
+    assert first and first["y"] < 844 * 0.6, first                 # the first result in the upper part
+    context.close()
+    assert not errors, errors

@@ -230,7 +230,8 @@
     var more = el("a", "kb-hsearch-more");
     var status = el("p", "kb-hsearch-status");
     status.setAttribute("role", "status");
-    panel.appendChild(status); panel.appendChild(list); panel.appendChild(more);
+    // 全部结果 first, held at the top of the panel: reachable on a phone without scrolling the list
+    panel.appendChild(more); panel.appendChild(status); panel.appendChild(list);
     panel.hidden = true;
     form.appendChild(panel);
     var labels = labelsOf(form);   // data-msg-work-ID: the rule book of each result
@@ -319,6 +320,8 @@
       writeUrl({ q: s.q.trim(), work: s.work }, push);
       if (s.q !== current.q || s.work !== current.work) run.limit = PAGE;   // a new question: one page again
       current = { q: s.q, work: s.work };
+      // with a question, a phone shows the results, not the page's introduction (search.css)
+      document.body.classList.toggle("kb-has-query", !!s.q.trim());
       run(s.q, s.work);
     }
     form.addEventListener("submit", function (event) {
