@@ -134,3 +134,21 @@ def test_the_search_page_on_a_phone_puts_results_under_the_form(browser, static_
     assert first and first["y"] < 844 * 0.6, first                 # the first result in the upper part
     context.close()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("device", [PHONE, DESKTOP], ids=["phone", "desktop"])
+def test_the_menu_opens_at_the_law_being_read(browser, static_site, device):
+    """Law 63 is far down its book's menu: the menu shows it without scrolling (a phone's drawer
+    when it opens; a desktop's sidebar on load)."""
+    context, pg, errors = new_page(browser, device)
+    pg.goto(f"{static_site}/hans/cbr1999/law-63/", wait_until="load")
+    if device is PHONE:
+        pg.click("label.md-header__button[for=__drawer]")
+        pg.wait_for_timeout(400)                       # the drawer slides in
+    active = pg.locator(".md-sidebar--primary .md-nav--primary .md-nav__link--active >> visible=true").first
+    box = active.bounding_box()
+    height = pg.evaluate("window.innerHeight")
+    assert box and 0 < box["y"] < height - box["height"], (box, height)
+    assert active.inner_text().strip().startswith("63")
+    context.close()
+    assert not errors, errors

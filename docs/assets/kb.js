@@ -21,6 +21,25 @@
     link.href = link.href.split("#")[0].split("?")[0] + query + location.hash;
   });
 
+  // --- the menu opens at the page being read (not at the book's first law) -----------------
+  function scroller(node) {   // the nearest box that scrolls (the sidebar; on a phone, the book's panel)
+    for (var n = node && node.parentElement; n; n = n.parentElement) {
+      var y = getComputedStyle(n).overflowY;
+      if ((y === "auto" || y === "scroll") && n.scrollHeight > n.clientHeight) return n;
+    }
+    return null;
+  }
+  function showActiveNav() {
+    var active = document.querySelector(".md-sidebar--primary .md-nav--primary .md-nav__link--active");
+    var wrap = scroller(active);
+    if (!wrap || !wrap.clientHeight) return;
+    var below = active.getBoundingClientRect().top - wrap.getBoundingClientRect().top;
+    if (below < 0 || below > wrap.clientHeight * 0.6) wrap.scrollTop += below - wrap.clientHeight / 3;
+  }
+  var drawer = document.getElementById("__drawer");
+  if (drawer) drawer.addEventListener("change", function () { if (drawer.checked) setTimeout(showActiveNav, 0); });
+  window.addEventListener("load", showActiveNav);
+
   // --- offline: one service worker per edition --------------------------------------------
   if (!fileMode && "serviceWorker" in navigator && window.isSecureContext) {
     window.addEventListener("load", function () {
