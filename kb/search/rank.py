@@ -28,6 +28,7 @@ are bounded by the index: nothing grows with the number of distinct queries.
 """
 from __future__ import annotations
 
+import heapq
 import math
 import threading
 from collections import OrderedDict, defaultdict
@@ -412,14 +413,14 @@ class Ranker:
                     scores[d] *= TITLE_BONUS
         total = sum(weights)
         if depth is None or STRICT_TIER or len(scores) <= CANDIDATES:
-            return self._covered(scores, self._held(scores, optional, covers, weights), total)
+            return self._covered(scores, self._held(scores, optional, covers, weights), total, depth)
         # Coverage only lowers a score, and each clause's share is its own: re-rank the best raw
         # scores, then any clause outside them whose raw score reaches the depth-th final score
         # (it might still place above it), until none does. The first ``depth`` are exact.
         cands = _top(scores, CANDIDATES)
         held = self._held(cands, optional, covers, weights)
         while True:
-            ranked = self._covered(cands, held, total)
+            ranked = self._covered(cands, held, total, depth)
             floor = ranked[depth - 1][1] if len(ranked) >= depth else 0.0
             extra = {d: s for d, s in scores.items() if s >= floor and d not in cands}
             if not extra:
@@ -441,8 +442,10 @@ class Ranker:
                         got[d] += part
         return got
 
-    def _covered(self, scores: dict[int, float], got: dict[int, float], total: float) -> list[tuple[int, float]]:
-        """Clauses by raw score times the square of the share of the groups (``total``) they hold."""
+    def _covered(self, scores: dict[int, float], got: dict[int, float], total: float,
+                 depth: int | None = None) -> list[tuple[int, float]]:
+        """Clauses by raw score times the square of the share of the groups (``total``) they hold;
+        with ``depth``, only the first ``depth`` of them (the rest may be left out)."""
         if STRICT_TIER:
             tiered = []
             for d, score in scores.items():
@@ -454,7 +457,10 @@ class Ranker:
             keyed = [(score * (got[d] / total) ** COVERAGE_POWER, -d) for d, score in scores.items()]
         else:
             keyed = [(score, -d) for d, score in scores.items()]
-        keyed.sort(reverse=True)
+        if depth is not None and len(keyed) > depth:
+            keyed = heapq.nlargest(depth, keyed)       # as sorted(reverse=True)[:depth]
+        else:
+            keyed.sort(reverse=True)
         return [(-neg, score) for score, neg in keyed]
 
 
