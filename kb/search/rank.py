@@ -28,7 +28,6 @@ are bounded by the index: nothing grows with the number of distinct queries.
 """
 from __future__ import annotations
 
-import heapq
 import math
 import threading
 from collections import OrderedDict, defaultdict
@@ -457,11 +456,8 @@ class Ranker:
             keyed = [(score * (got[d] / total) ** COVERAGE_POWER, -d) for d, score in scores.items()]
         else:
             keyed = [(score, -d) for d, score in scores.items()]
-        if depth is not None and len(keyed) > depth:
-            keyed = heapq.nlargest(depth, keyed)       # as sorted(reverse=True)[:depth]
-        else:
-            keyed.sort(reverse=True)
-        return [(-neg, score) for score, neg in keyed]
+        keyed.sort(reverse=True)
+        return [(-neg, score) for score, neg in keyed[:depth]]
 
 
 def _top(scores: dict[int, float], k: int) -> dict[int, float]:
