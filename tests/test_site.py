@@ -177,6 +177,23 @@ def test_offline_download_is_deflated_at_its_level(built):
             assert info.compress_type == zipfile.ZIP_DEFLATED and info.compress_size == size, info.filename
 
 
+def test_the_header_box_speaks_with_the_search_page_words_written_once(built):
+    """The header search box's messages come from its form (data-msg-*), in the edition's script;
+    what it shares with the search page is the search page's own wording."""
+    _, site = built
+    assets = (Path(__file__).resolve().parents[1] / "docs" / "assets" / "kb.js").read_text(encoding="utf-8")
+    assert not re.search("[\u4e00-\u9fff]", assets.split("function header()")[1].split("function ")[0])
+    for edition in ("hans", "hant"):
+        law = page(site, edition, "cbr1999/law-45")
+        form = re.search(r'<form class="kb-hsearch"[^>]*>', law).group(0)
+        msgs = dict(re.findall(r'data-msg-([a-z0-9-]+)="([^"]*)"', form))
+        search = page(site, edition, "search")
+        shared = dict(re.findall(r'data-msg-([a-z-]+)="([^"]*)"', search.split('id="kb-search"')[1].split(">")[0]))
+        assert {"searching", "twin", "more", "none"} <= set(msgs), msgs
+        assert msgs["searching"] == shared["searching"] and msgs["twin"] == shared["twin"], edition
+    assert "正在檢索" in msgs["searching"] and msgs["more"] == "全部結果"
+
+
 def test_theme_script_override_differs_from_the_theme_only_in_its_scope():
     """kb/site/theme/partials/javascripts/base.html is mkdocs-material's own, but for the scope of
     the reader's stored choices (both editions): a theme upgrade that changes the file fails here."""

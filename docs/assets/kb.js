@@ -249,15 +249,13 @@
     var more = el("a", "kb-hsearch-more");
     var status = el("p", "kb-hsearch-status");
     status.setAttribute("role", "status");
-    // 全部结果 first, held at the top of the panel: reachable on a phone without scrolling the list
+    // the link to all results first, held at the top of the panel: reachable on a phone without scrolling
     panel.appendChild(more); panel.appendChild(status); panel.appendChild(list);
     panel.hidden = true;
     form.appendChild(panel);
-    var labels = labelsOf(form);   // data-msg-work-ID: the rule book of each result
-    labels.twin = labels.twin || (hant ? "另一譯本：" : "另一译本：");
-    labels.more = hant ? "全部結果" : "全部结果";
-    labels.searching = hant ? "正在檢索……" : "正在检索……";
-    labels.none = hant ? "沒有找到相關條款。" : "没有找到相关条款。";
+    // data-msg-*: the rule book of each result (work-ID), searching, none, more and twin, in the
+    // edition's script (kb/site/build.py header_messages)
+    var labels = labelsOf(form);
     labels.bad = "{error}";
     labels.count = "";
     var run = runner(list, status, labels, 8), timer = null;

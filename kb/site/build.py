@@ -207,7 +207,8 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
             "hooks": [str(HOOKS)],
             "extra": {"kb_search_label": label, "kb_slots": str(slot_file),
                       "kb_works": {w.id: w.title(script) for w in works.all_works()},
-                      "kb_search_placeholder": "检索条款" if script == "hans" else "檢索條款"},
+                      "kb_search_placeholder": "检索条款" if script == "hans" else "檢索條款",
+                      "kb_header_msgs": header_messages(script)},
         }
         if script == "hant":
             config["site_name"] = "牌規知識庫"
@@ -231,6 +232,23 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
     (site / "index.html").write_text(LANDING, encoding="utf-8")
     write_download(site)
     return site
+
+
+# The header box's own wording; what it shares with the search page (searching, the twin's label)
+# is read from the search page itself (docs/search.md), so each is written once.
+HEADER_ONLY_MESSAGES = {"more": "全部结果", "none": "没有找到相关条款。"}
+SHARED_MESSAGES = ("searching", "twin")
+
+
+def header_messages(script: str) -> dict[str, str]:
+    """The messages of the header search box in one script (data-msg-* of its form)."""
+    page = (ROOT / "docs" / "search.md").read_text(encoding="utf-8")
+    found = dict(re.findall(r'data-msg-([a-z-]+)="([^"]*)"', page))
+    missing = [k for k in SHARED_MESSAGES if k not in found]
+    if missing:
+        raise KbError(f"docs/search.md: no data-msg-{missing[0]} for the header search box")
+    msgs = {**{k: found[k] for k in SHARED_MESSAGES}, **HEADER_ONLY_MESSAGES}
+    return msgs if script == "hans" else {k: to_hant(v) for k, v in msgs.items()}
 
 
 def run_mkdocs(jobs: list[tuple[str, Path, Path]]) -> list[str]:
