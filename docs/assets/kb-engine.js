@@ -684,9 +684,7 @@
         }
       });
     });
-    below.sort(function (a, b) {
-      return self.works.indexOf(m.works[m.work[a]]) - self.works.indexOf(m.works[m.work[b]]) || m.order[a] - m.order[b];
-    });
+    below.sort(this.bookOrder.bind(this));
     var out = [], seen = new Set();
     [[exact, 100.0], [fallback, 50.0], [below, 10.0]].forEach(function (part) {
       part[0].forEach(function (d) {
@@ -695,9 +693,14 @@
     });
     return out;
   };
+  // engine.py _book_order: the registry's order of works (meta.work indexes it), then the book's.
+  Engine.prototype.bookOrder = function (a, b) {
+    var m = this.meta;
+    return m.work[a] - m.work[b] || m.order[a] - m.order[b];
+  };
   // engine.py _topic_first: words that only name the cited clause's topic ask for that clause.
   Engine.prototype.topicFirst = function (ranked, cites, groups) {
-    var self = this, m = this.meta, topical = [];
+    var self = this, topical = [];
     cites.forEach(function (c) {
       self.works.forEach(function (w) {
         if (c.work && w !== c.work) return;
@@ -708,9 +711,7 @@
     });
     if (!topical.length) return ranked;
     var score = ranked[0][1];
-    topical.sort(function (a, b) {
-      return self.works.indexOf(m.works[m.work[a]]) - self.works.indexOf(m.works[m.work[b]]) || m.order[a] - m.order[b];
-    });
+    topical.sort(this.bookOrder.bind(this));
     var keep = new Set(topical);
     return topical.map(function (d) { return [d, score]; })
       .concat(ranked.filter(function (r) { return !keep.has(r[0]); }));

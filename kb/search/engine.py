@@ -196,8 +196,12 @@ class SearchEngine:
         if not topical:
             return ranked
         score = ranked[0][1]
-        topical.sort(key=lambda n: (self.works.index(self.docs[n]["work"]), self.docs[n]["order"]))
+        topical.sort(key=self._book_order)
         return [(n, score) for n in topical] + [(n, sc) for n, sc in ranked if n not in topical]
+
+    def _book_order(self, n: int) -> tuple[int, int]:
+        """Sort key of clause n: the registry's order of works, then its place in its book."""
+        return self._work_rank[n], self.docs[n]["order"]
 
     def _titled(self, g: Group, n: int) -> bool:
         """Whether the title of clause n, or of a clause above it, holds one of the group's strings."""
@@ -230,7 +234,7 @@ class SearchEngine:
                             fallback.append(m)
                             break
                 below.extend(self.below.get((c.pathkey, w), []))
-        below.sort(key=lambda n: (self.works.index(self.docs[n]["work"]), self.docs[n]["order"]))
+        below.sort(key=self._book_order)
         out: list[tuple[int, float]] = []
         seen: set[int] = set()
         for n, score in ([(n, 100.0) for n in exact] + [(n, 50.0) for n in fallback]

@@ -40,7 +40,7 @@ from kb.errors import KbError
 from kb.normalise import to_hant
 from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, is_cjk, normalize, read_userdict, searchable
 from kb.search.lexicon import Lexicon
-from kb.search.schema import COUNTS, GRAM_FIELDS, STORED, WORD_FIELDS, make_schema, term_counts
+from kb.search.schema import COUNTS, GRAM_FIELDS, STORED, WORD_FIELDS, index_terms, make_schema, term_counts
 from kb.search.synonyms import CURATED_PATHS, SYNONYMS_PATH, VOCABULARY_PATH, load_synonyms, mine_parallel
 
 META_FILE = "kb-index.json"
@@ -141,7 +141,7 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             title_hans=title, title_hant=r.get("title_hant") or title,
             text_hans=text, text_hant=r.get("text_hant") or text,
             context="\n".join(reversed(ancestors)),
-            subjects="\n".join([*(r.get("subjects") or []), *(r.get("questions") or [])]),
+            subjects="\n".join(index_terms(r.get("subjects") or [], r.get("questions") or [])),
         )
 
 

@@ -45,6 +45,11 @@ def cached_analysis(value: str, lexicon: Lexicon) -> Analysis:
     return analyze(value, lexicon)
 
 
+def index_terms(subjects: list[str], questions: list[str]) -> list[str]:
+    """What the ``subjects`` field holds of a record: its subject terms, then its questions."""
+    return [*subjects, *questions]
+
+
 def term_counts(fields: dict[str, str], lexicon: Lexicon) -> dict[str, dict[str, int]]:
     """The terms with their frequencies that the tokenizers make of each text field's value."""
     out: dict[str, dict[str, int]] = {}

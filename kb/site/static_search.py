@@ -39,6 +39,7 @@ from kb.records import Record
 from kb.search.analysis import search_form
 from kb.search.index import read_documents
 from kb.search.lexicon import Lexicon
+from kb.search.schema import index_terms
 from kb.search.snippet import outline
 from kb.site.layout import Layout
 
@@ -124,7 +125,7 @@ class StaticIndex:
         """Every character of the records, the curated data and ASCII, with its fold (same length)."""
         chars: set[str] = set()
         for r in self.records:
-            chars.update(r.title_hans + r.text_hans + r.title_hant + r.text_hant + "".join(r.subjects + r.questions))
+            chars.update(r.title_hans + r.text_hans + r.title_hant + r.text_hant + "".join(index_terms(r.subjects, r.questions)))
         syn, fold = ks.load_synonyms(), ks.fold
         for group in syn.groups:
             for m in group:
@@ -274,7 +275,7 @@ class StaticIndex:
                 block["title"].append(title)
                 block["text"].append(text)
                 block["url"].append(f"{place.page[:-3]}/#{place.anchor}")
-                block["subjects"].append("\n".join(rec.subjects + rec.questions))   # as the index's subjects field
+                block["subjects"].append("\n".join(index_terms(rec.subjects, rec.questions)))
                 if normalize(title) != normalize(rec.title_hans) or \
                         normalize(text) != normalize(rec.text_hans):
                     block["hans"][str(k)] = [rec.title_hans, rec.text_hans]
