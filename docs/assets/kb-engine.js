@@ -55,6 +55,7 @@
     meta.ids.forEach(function (id, n) { self.byId[id] = n; });
     this.twin = {};   // a record's twin in the other translation (the records' twin, kb/twins.py)
     meta.twin.forEach(function (m, n) { if (m >= 0) self.twin[n] = m; });
+    this.headings = new Set(meta.headings);   // bare headings: no text of their own, clauses under them
     var present = new Set(meta.work);
     this.works = meta.works.filter(function (w, i) { return present.has(i); });
     this.cites = meta.citations.patterns.map(function (p) { return { kind: p[0], re: new RegExp(p[1], p[2] + "g") }; });
@@ -739,6 +740,24 @@
     var keep = new Set(defining.map(function (r) { return r[0]; }));
     return defining.concat(ranked.filter(function (r) { return !keep.has(r[0]); }));
   };
+  // engine.py _specific_first: a bare heading that came first gives way to the clause under it
+  // that the question also found, unless the question is one term or its title holds every term.
+  Engine.prototype.specificFirst = function (ranked, groups) {
+    var m = this.meta;
+    if (!ranked.length || !this.headings.has(ranked[0][0])) return ranked;
+    var top = ranked[0][0], title = m.titles[top];
+    var named = groups.filter(function (g) { return !g.required && g.weight > m.query.generic; });
+    if (named.length === 1 || named.length && named.every(function (g) {
+      return strings(g).some(function (s) { return s && title.indexOf(s) >= 0; });
+    })) return ranked;
+    for (var i = 1; i < Math.min(m.headingWindow, ranked.length); i++) {
+      var n = ranked[i][0];
+      if (m.work[n] === m.work[top] && m.pathkey[n].indexOf(m.pathkey[top]) === 0) {
+        return [ranked[i]].concat(ranked.slice(0, i), ranked.slice(i + 1));
+      }
+    }
+    return ranked;
+  };
   // engine.py _fold_twins: one result per clause and its twin, at the better one's place; the
   // clause of the work listed first in the registry leads, unless the filter leaves it out.
   Engine.prototype.foldTwins = function (ranked, limit, allowed) {
@@ -774,8 +793,11 @@
     } else {
       ranked = this.rankGroups(parsed.groups, allowed, parsed.text, depth);
       if (parsed.defines) ranked = this.definitionsFirst(ranked, [parsed.defines]);
-      else if (parsed.groups.length === 1 && !parsed.groups[0].required) {
-        ranked = this.definitionsFirst(ranked, strings(parsed.groups[0]));
+      else {
+        if (parsed.groups.length === 1 && !parsed.groups[0].required) {
+          ranked = this.definitionsFirst(ranked, strings(parsed.groups[0]));
+        }
+        ranked = this.specificFirst(ranked, parsed.groups);
       }
     }
     return this.foldTwins(ranked, limit, allowed);

@@ -35,7 +35,8 @@ is exported here too: ``fold`` and ``analyze`` (words, bigrams, unigrams), ``loa
 the query grammar (``STOPWORDS``, ``QUESTION_PREFIXES``, ``NEGATION_FORMS``, ``NEGATORS``,
 ``PHRASE_RE``, ``COUNTED_RE``, ``DEFINITION_RES`` ...), the citation grammar
 (``CITATION_PATTERNS`` ...), the ranking constants (``RANKING``) and the definition test's
-marks (``DEFINITION_MARKS``, ``DEFINITION_WINDOW``).
+marks (``DEFINITION_MARKS``, ``DEFINITION_WINDOW``), and which clauses are bare headings
+(``bare_heading``, ``HEADING_WINDOW``).
 
 Names are imported lazily so that importing the package loads nothing heavy.
 """
@@ -88,6 +89,8 @@ _EXPORTS = {
     "RANKING": "kb.search.rank",
     "SNIPPET_CHARS": "kb.search.snippet",
     "DEFINITION_WINDOW": "kb.search.engine",
+    "HEADING_WINDOW": "kb.search.engine",
+    "bare_heading": "kb.search.schema",
 }
 # Exported under another name than the module's own (modules kept as they are).
 _ALIASES = {"DEFINITION_MARKS": ("kb.search.engine", "_DEF_MARKS")}

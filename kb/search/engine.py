@@ -23,14 +23,16 @@ from kb.errors import KbError
 from kb.search.analysis import normalize
 from kb.search.citations import Cite
 from kb.search.index import IndexData, open_index
-from kb.search.parse import Group, ParsedQuery, QueryParser, clean_query, unquoted
+from kb.search.parse import GENERIC_WEIGHT, Group, ParsedQuery, QueryParser, clean_query, unquoted
 from kb.search.rank import CACHE_SIZE, LRU, Ranker
+from kb.search.schema import bare_heading
 from kb.search.snippet import highlight, normal_form, outline
 from kb.search.synonyms import Synonyms, load_synonyms
 
 MAX_LIMIT = 1000
 MAX_ENGINES = 8          # open engines kept by get_engine (one per records/index pair)
 DEFINITION_WINDOW = 30   # candidates examined for a clause defining the asked term
+HEADING_WINDOW = 10      # candidates examined for a clause under a bare heading that came first
 
 
 def build_dir() -> Path:
@@ -85,6 +87,7 @@ class SearchEngine:
             p = self.by_id.get(d["parent"]) if d.get("parent") else None
             if p is not None:
                 self.children[p].append(n)
+        self.headings = {n for n, d in enumerate(self.docs) if bare_heading(d["text_hans"], n in self.children)}
 
     @classmethod
     def open(cls, records_path: Path | str | None = None,
@@ -153,9 +156,11 @@ class SearchEngine:
             ranked = self.ranker.rank(parsed.groups, allowed, parsed.text, depth)
             if parsed.defines:
                 ranked = self._definitions_first(ranked, [parsed.defines])
-            elif len(parsed.groups) == 1 and not parsed.groups[0].required:
-                # A bare term (revoke, 罚张, 清一色) asks what it is: its definition first.
-                ranked = self._definitions_first(ranked, parsed.groups[0].strings())
+            else:
+                if len(parsed.groups) == 1 and not parsed.groups[0].required:
+                    # A bare term (revoke, 罚张, 清一色) asks what it is: its definition first.
+                    ranked = self._definitions_first(ranked, parsed.groups[0].strings())
+                ranked = self._specific_first(ranked, parsed.groups)
         return ranked
 
     def _check_args(self, limit: Any, work: Any, law_range: Any, script: Any) -> None:
@@ -252,6 +257,24 @@ class SearchEngine:
             return ranked
         keep = {n for n, _ in defining}
         return defining + [(n, s) for n, s in ranked if n not in keep]
+
+    def _specific_first(self, ranked: list[tuple[int, float]], groups: list[Group]) -> list[tuple[int, float]]:
+        """A bare heading (27 叫品不足, a title over its clauses) that came first answers less than
+        the clause under it that the question also found (27A, 27B): that clause goes first,
+        unless the question is one term (叫品不足 names the law) or the heading's own title
+        holds every term asked (有缺陷的牌墩)."""
+        if not ranked or ranked[0][0] not in self.headings:
+            return ranked
+        top = ranked[0][0]
+        title = self.ranker.title(top)
+        named = [g for g in groups if not g.required and g.weight > GENERIC_WEIGHT]
+        if len(named) == 1 or named and all(any(s and s in title for s in g.strings()) for g in named):
+            return ranked
+        d = self.docs[top]
+        for i, (n, _) in enumerate(ranked[1:HEADING_WINDOW], 1):
+            if self.docs[n]["work"] == d["work"] and self.docs[n]["pathkey"].startswith(d["pathkey"]):
+                return [ranked[i], *ranked[:i], *ranked[i + 1:]]
+        return ranked
 
     def _fold_twins(self, ranked: list[tuple[int, float]], limit: int,
                     allowed: Callable[[int], bool] | None = None) -> list[tuple[int, float]]:

@@ -50,6 +50,11 @@ def index_terms(subjects: list[str], questions: list[str]) -> list[str]:
     return [*subjects, *questions]
 
 
+def bare_heading(text_hans: str | None, has_clauses: bool) -> bool:
+    """A clause with no text of its own and clauses under it (a law's or a section's title)."""
+    return has_clauses and not (text_hans or "").strip()
+
+
 def term_counts(fields: dict[str, str], lexicon: Lexicon) -> dict[str, dict[str, int]]:
     """The terms with their frequencies that the tokenizers make of each text field's value."""
     out: dict[str, dict[str, int]] = {}

@@ -219,6 +219,8 @@ class StaticIndex:
             "pathkey": ["".join(p + "/" for p in r.path) for r in recs],
             "order": [r.order for r in recs],
             "titles": [search_form(r.title_hans or "") for r in recs],   # as rank.py Ranker.title
+            "headings": [k for k, r in enumerate(recs) if ks.bare_heading(r.text_hans, r.id in self.children)],
+            "headingWindow": ks.HEADING_WINDOW,
             "families": families,
             "family": family,
             "lengths": self.lengths,
