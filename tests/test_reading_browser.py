@@ -14,6 +14,27 @@ HIGHLIGHTED = ("id => { const c = document.getElementById(id).closest('.kb-claus
                " return getComputedStyle(c).backgroundColor; }")
 
 
+# pages whose book's menu is short (it does not scroll) and long pages far down which a clause lies
+@pytest.mark.parametrize("path, anchor", [("hans/laws1997/law-47/", "47E2"), ("hant/twmj16/patterns/", "patterns-25"),
+                                          ("hans/compare/law-45/", "45C4b"), ("hans/twmj16/penalties/", "dead-hand")])
+def test_landing_on_a_clause_of_any_book_puts_it_at_the_top(browser, static_site, path, anchor):
+    context, pg, errors = new_page(browser, PHONE)
+    pg.goto(f"{static_site}/{path}#{anchor}", wait_until="load")
+    pg.wait_for_timeout(300)
+    header = pg.evaluate("document.querySelector('.md-header').getBoundingClientRect().bottom")
+    top = pg.evaluate(TOP_OF, anchor)
+    assert header <= top <= header + 40, (path, anchor, header, top)
+    # opening and closing the menu leaves the reader where they were
+    y = pg.evaluate("window.scrollY")
+    pg.click("label.md-header__button[for=__drawer]")
+    pg.wait_for_timeout(400)
+    pg.evaluate("document.getElementById('__drawer').click()")
+    pg.wait_for_timeout(400)
+    assert pg.evaluate("window.scrollY") == y
+    context.close()
+    assert not errors, errors
+
+
 @pytest.mark.parametrize("device", [PHONE, DESKTOP], ids=["phone", "desktop"])
 def test_landing_on_a_clause_puts_it_at_the_top_highlighted(browser, static_site, device):
     context, pg, errors = new_page(browser, device)

@@ -22,8 +22,11 @@
   });
 
   // --- the menu opens at the page being read (not at the book's first law) -----------------
-  function scroller(node) {   // the nearest box that scrolls (the sidebar; on a phone, the book's panel)
-    for (var n = node && node.parentElement; n; n = n.parentElement) {
+  // the nearest box that scrolls within the menu (the sidebar; on a phone, the book's panel), or
+  // none: a short menu does not scroll, and the page itself is never moved from here
+  function scroller(node) {
+    var side = node && node.closest(".md-sidebar--primary");
+    for (var n = node && node.parentElement; n && side && side.contains(n); n = n.parentElement) {
       var y = getComputedStyle(n).overflowY;
       if ((y === "auto" || y === "scroll") && n.scrollHeight > n.clientHeight) return n;
     }
