@@ -51,3 +51,12 @@ def test_a_damaged_data_file_is_one_line(tmp_path, monkeypatch):
                                       encoding="utf-8")
     with pytest.raises(KbError, match="needs patterns 1–36"):
         _load()
+
+
+def test_names_and_readings_are_written_in_simplified():
+    # the hans edition shows them as written (the hant one converts them): a Traditional 後 or
+    # 於 in the data would show in the Simplified edition
+    from kb.normalise import to_hans
+    for row in read_table(PATTERN_TABLE):
+        for column in ("name", "reading"):
+            assert to_hans(row.get(column)) == row.get(column), (row.where, column)

@@ -70,6 +70,18 @@ def test_traditional_edition_and_switch(built):
     assert (site / "index.html").is_file()
 
 
+def test_the_traditional_edition_writes_notes_and_link_titles_in_traditional(built):
+    _, site = built
+    law27 = page(site, "hant", "cbr1999/law-27")
+    assert "編者據1997年規則補出" in law27 and "编者据1997年规则补出" not in law27
+    assert "条号" not in law27 and "條號" in law27
+    assert "编者据1997年规则补出" in page(site, "hans", "cbr1999/law-27")
+    # a cross-reference's tooltip names its target in the edition's script
+    titles = [t for p in (site / "hant" / "twmj16").rglob("index.html")
+              for t in re.findall(r'<a href="[^"]*" title="(twmj16:[^"]*)"', p.read_text(encoding="utf-8"))]
+    assert titles and not [t for t in titles if any(c in t for c in "计铳赔")], titles[:5]
+
+
 def test_compare_and_mahjong_pages(built):
     _, site = built
     cmp = page(site, "hans", "compare/law-45")

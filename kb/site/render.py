@@ -50,6 +50,10 @@ class Renderer:
         """UI text, written in Simplified, in this edition's script."""
         return simplified if self.script == "hans" else _ui_hant(simplified)
 
+    def prose(self, simplified: str) -> str:
+        """Editorial prose written in Simplified (a note, a reading), in this edition's script."""
+        return simplified if self.script == "hans" else to_hant(simplified)
+
     def field(self, rec: Record, name: str) -> str:
         return getattr(rec, f"{name}_{self.script}")
 
@@ -78,7 +82,7 @@ class Renderer:
     def text_with_refs(self, rec: Record, page: str) -> str:
         """The record's text in Markdown, each resolved reference a link, the others marked."""
         def link(piece: str, href: str, target: str) -> str:
-            title = self.layout.by_id[target].citation
+            title = self.t(self.layout.by_id[target].citation)
             return f'[{piece}]({href} "{html.escape(target)} {html.escape(title)}")'
         return self._with_refs(rec, page, escape, link)
 
@@ -143,9 +147,10 @@ class Renderer:
         for v in rec.variants:
             readings = " ｜ ".join(f"{esc(sigil)}：{esc(t) or '∅'}" for sigil, t in v["readings"].items())
             details.append(f"{self.t('异文')}：{readings}（{esc(v['context'])}）")
-        for n in rec.notes:
+        for n in rec.notes:     # the editors' words, in this edition's script (variants stay as the witnesses read)
             gap = " " if n["from"][:1].isascii() else ""      # 据1997年…, 据 Laws 1997…
-            details.append(f"{self.t(NOTE_KINDS.get(n['kind'], '注'))}：{esc(n['what'])}（{self.t('据')}{gap}{esc(n['from'])}）")
+            details.append(f"{self.t(NOTE_KINDS.get(n['kind'], '注'))}：{esc(self.prose(n['what']))}"
+                           f"（{self.t('据')}{gap}{esc(self.prose(n['from']))}）")
         return details
 
     def badge(self, rec: Record) -> str:
@@ -241,7 +246,7 @@ class Renderer:
     def text_html(self, rec: Record, page: str) -> str:
         """The HTML of ``text_with_refs`` (a plain record's), without the paragraph around it."""
         def link(piece: str, href: str, target: str) -> str:
-            title = html.escape(f"{target} {self.layout.by_id[target].citation}")
+            title = html.escape(f"{target} {self.t(self.layout.by_id[target].citation)}")
             return f'<a href="{page_url(page, href)}" title="{title}">{piece}</a>'
         return self._with_refs(rec, page, _text, link)
 

@@ -44,7 +44,7 @@ def catalogue_page(r: Any) -> str:
         out.append(f"## `{e.command}`\n\n{r.t(e.summary)}\n\n"
                    + (f"{r.t('涉及第')} {laws} {r.t('条')}。" if laws else "")
                    + f"{r.t('算例')} {e.examples} {r.t('个')}（{r.t('其中近似情形')} {e.near_misses}）。\n\n"
-                   + f"{r.t('输入字段')}：`{' '.join(e.fields)}`\n\n"
+                   + f"{r.t('输入字段')}：`{r.t(' '.join(e.fields))}`\n\n"
                    + r.clause_links(f"{r.t('条款')}：{cites}", INDEX) + "\n")
     return "\n".join(out)
 
