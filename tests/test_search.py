@@ -152,6 +152,12 @@ def test_snippet_follows_the_query_script(engine: SearchEngine):
     assert "<mark>莊家</mark>" in r["snippet"]
 
 
+def test_a_single_character_is_marked_only_when_nothing_longer_is_asked(engine: SearchEngine):
+    snippets = [r["snippet"] for r in engine.search("防家亮出一张牌怎么办", limit=3)]
+    assert all("<mark>防家</mark>" in s for s in snippets[:2]) and not any("<mark>牌</mark>" in s for s in snippets)
+    assert "<mark>胡</mark>" in engine.search("胡", limit=1)[0]["snippet"]
+
+
 def test_fullwidth_query(engine: SearchEngine):
     r = engine.search("第４５条Ｃ款４（ｂ）")
     assert ids(r)[:1] == ["cbr1999:45C4b"] and r[0]["twins"][0]["id"] == "laws1997:45C4b"

@@ -806,7 +806,11 @@
     var s = this.shown(d), self = this;
     if (!s) return null;
     var hay = this.normalize(s.titleHans + "\n" + s.textHans), hits = [];
-    parsed.groups.forEach(function (g) { strings(g).forEach(function (x) { if (x && hay.indexOf(x) >= 0) hits.push(x); }); });
+    // parse.py ParsedQuery.marks: a single character only when the query has no longer string
+    var long = parsed.groups.some(function (g) { return strings(g).some(function (x) { return x.length > 1; }); });
+    parsed.groups.forEach(function (g) {
+      strings(g).forEach(function (x) { if (x && (!long || x.length > 1) && hay.indexOf(x) >= 0) hits.push(x); });
+    });
     var r = { id: this.meta.ids[d], work: this.meta.works[this.meta.work[d]], citation: s.citation, title: s.title,
               snippet: this.highlight(s.text || s.title, hits), url: s.url };
     if (s.tai) r.tai = s.tai;

@@ -100,8 +100,13 @@ class ParsedQuery:
 
     @cached_property
     def marks(self) -> tuple[str, ...]:
-        """Every string of the groups, once, longest first (the order snippets mark them in)."""
-        return mark_order({s for g in self.groups for s in g.strings() if s})
+        """Every string of the groups, once, longest first (the order snippets mark them in);
+        a single character only when the query has no longer string (牌 in 防家亮出一张牌 would be
+        marked in every line)."""
+        strings = {s for g in self.groups for s in g.strings() if s}
+        if any(len(s) > 1 for s in strings):
+            strings = {s for s in strings if len(s) > 1}
+        return mark_order(strings)
 
 
 def clean_query(q: Any) -> str:
