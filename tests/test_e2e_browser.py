@@ -263,6 +263,14 @@ def test_the_script_switch_keeps_the_question_and_the_anchor(static_site, page):
     page.goto(f"{static_site}/hans/cbr1999/law-45/#45C4b")
     page.click("a.kb-switch-link")
     page.wait_for_url(re.compile(r".*/hant/cbr1999/law-45/#45C4b$"))
+    # read on from there (or from the top of the page): the switch opens the clause being read
+    page.evaluate("document.getElementById('45F').scrollIntoView()")
+    page.evaluate("window.scrollBy(0, 10)")
+    page.click("a.kb-switch-link")
+    page.wait_for_url(re.compile(r".*/hans/cbr1999/law-45/#45F$"))
+    page.goto(f"{static_site}/hans/cbr1999/law-47/")
+    page.click("a.kb-switch-link")
+    page.wait_for_url(re.compile(r".*/hant/cbr1999/law-47/$"))
 
 
 def test_a_result_cited_by_its_title_shows_it_once(static_site, page):

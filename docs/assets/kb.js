@@ -13,12 +13,22 @@
   var fileMode = location.protocol === "file:";
 
   // --- the 简体/繁體 switch -----------------------------------------------------------------
-  // It keeps the anchor, and on the search page the question (?q=…&work=…) too.
+  // It keeps the reader's place: the clause being read (the last heading above the top fifth of
+  // the window; the page's anchor at the top of the page), and on the search page the question
+  // (?q=…&work=…) too.
+  function readingAnchor() {
+    var header = document.querySelector(".md-header");
+    var top = (header ? header.getBoundingClientRect().bottom : 0) + window.innerHeight / 5, found = null;
+    var heads = document.querySelectorAll(".md-content h1[id], .md-content h2[id], .md-content h3[id], " +
+                                          ".md-content h4[id], .md-content h5[id], .md-content h6[id]");
+    for (var i = 0; i < heads.length && heads[i].getBoundingClientRect().top <= top; i++) found = heads[i];
+    return found && window.scrollY > 0 ? "#" + found.id : location.hash;
+  }
   document.addEventListener("click", function (event) {
     var link = event.target.closest && event.target.closest("a.kb-switch-link");
     if (!link) return;
     var query = document.getElementById("kb-search") ? location.search : "";
-    link.href = link.href.split("#")[0].split("?")[0] + query + location.hash;
+    link.href = link.href.split("#")[0].split("?")[0] + query + (query ? location.hash : readingAnchor());
   });
 
   // --- the menu opens at the page being read (not at the book's first law) -----------------

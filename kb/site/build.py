@@ -208,7 +208,11 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
             "extra": {"kb_search_label": label, "kb_slots": str(slot_file),
                       "kb_works": {w.id: w.title(script) for w in works.all_works()},
                       "kb_search_placeholder": "检索条款" if script == "hans" else "檢索條款",
-                      "kb_header_msgs": header_messages(script)},
+                      "kb_header_msgs": header_messages(script),
+                      # the header's 繁/简 switch: the same page in the other edition
+                      "kb_switch": ({"edition": "hant", "label": "繁", "title": "繁體中文版", "lang": "zh-Hant"}
+                                    if script == "hans" else
+                                    {"edition": "hans", "label": "简", "title": "简体中文版", "lang": "zh-Hans"})},
         }
         if script == "hant":
             config["site_name"] = "牌規知識庫"
