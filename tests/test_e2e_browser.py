@@ -345,6 +345,21 @@ def test_offline_after_one_visit(static_site, browser):
         assert STATIC_TOP3["明手指出藏牌"] & set(top_ids(page, ".kb-hsearch ol")[:3])
         page.goto(f"{static_site}/hans/search/?q=64A2")
         assert top_ids(page)[0] == "cbr1999:64A2"
+        # the Traditional edition was never opened on this device: the switch says so and stays
+        page.goto(f"{static_site}/hans/cbr1999/law-62/")
+        page.click("a.kb-hswitch")
+        page.wait_for_selector(".kb-notice")
+        assert "离线时打不开繁体版" in page.inner_text(".kb-notice")
+        assert page.url.endswith("/hans/cbr1999/law-62/")
+        # once it was opened online, the switch opens it offline too
+        context.set_offline(False)
+        page.goto(f"{static_site}/hant/cbr1999/law-45/")
+        page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=60_000)
+        context.set_offline(True)
+        page.goto(f"{static_site}/hans/cbr1999/law-62/#62A")
+        page.click("a.kb-hswitch")
+        page.wait_for_url(re.compile(r".*/hant/cbr1999/law-62/#62A$"))
+        assert page.locator("[id='62A']").count() == 1
     finally:
         context.close()
 

@@ -64,9 +64,11 @@ def test_lost_and_external_references_are_not_links(built):
 def test_traditional_edition_and_switch(built):
     _, site = built
     hant = page(site, "hant", "cbr1999/law-45")
-    assert "對疏忽指定的改正" in hant and "繁體" not in hant.split("kb-switch-link")[1][:200]
+    assert "對疏忽指定的改正" in hant and 'href="../../../hans/cbr1999/law-45/"' in hant.split("kb-hswitch")[1][:60]
     hans = page(site, "hans", "cbr1999/law-45")
-    assert 'class="kb-switch-link" href="../../../hant/cbr1999/law-45/"' in hans
+    assert 'class="kb-switch-link kb-hswitch" href="../../../hant/cbr1999/law-45/"' in hans
+    # one switch, in the header (in reach wherever the reader is on the page)
+    assert hans.count("kb-switch-link") == 1 and 'class="kb-switch"' not in hans
     assert (site / "index.html").is_file()
 
 

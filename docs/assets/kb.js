@@ -28,8 +28,24 @@
     var link = event.target.closest && event.target.closest("a.kb-switch-link");
     if (!link) return;
     var query = document.getElementById("kb-search") ? location.search : "";
-    link.href = link.href.split("#")[0].split("?")[0] + query + (query ? location.hash : readingAnchor());
+    var target = link.href = link.href.split("#")[0].split("?")[0] + query + (query ? location.hash : readingAnchor());
+    // Offline, the other edition opens only if this device kept it (each edition's service worker
+    // keeps its own): else the reader stays here and is told why, instead of a browser error page.
+    if (navigator.onLine !== false || !window.caches || fileMode) return;
+    event.preventDefault();
+    caches.match(target, { ignoreSearch: true }).then(function (hit) {
+      if (hit) { location.href = target; return; }
+      var sw = document.querySelector(".kb-hswitch");
+      notice(sw ? sw.getAttribute("data-msg-offline") : "");
+    }, function () { location.href = target; });
   });
+  function notice(text) {
+    var box = document.querySelector(".kb-notice") || document.body.appendChild(el("div", "kb-notice"));
+    box.setAttribute("role", "status");
+    box.textContent = text;
+    clearTimeout(notice.timer);
+    notice.timer = setTimeout(function () { box.remove(); }, 8000);
+  }
 
   // --- the menu opens at the page being read (not at the book's first law) -----------------
   // the nearest box that scrolls within the menu (the sidebar; on a phone, the book's panel), or

@@ -70,7 +70,7 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         dest.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix == ".md":
             text = _work_choices(path.read_text(encoding="utf-8"))
-            dest.write_text(r.switch(str(rel), generated=False) + (text if script == "hans" else to_hant(text)), encoding="utf-8")
+            dest.write_text(text if script == "hans" else to_hant(text), encoding="utf-8")
         else:
             shutil.copy2(path, dest)
 
@@ -210,9 +210,11 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
                       "kb_search_placeholder": "检索条款" if script == "hans" else "檢索條款",
                       "kb_header_msgs": header_messages(script),
                       # the header's 繁/简 switch: the same page in the other edition
-                      "kb_switch": ({"edition": "hant", "label": "繁", "title": "繁體中文版", "lang": "zh-Hant"}
+                      "kb_switch": ({"edition": "hant", "label": "繁", "title": "繁體中文版", "lang": "zh-Hant",
+                                     "offline": SWITCH_OFFLINE.format(other="繁体版")}
                                     if script == "hans" else
-                                    {"edition": "hans", "label": "简", "title": "简体中文版", "lang": "zh-Hans"})},
+                                    {"edition": "hans", "label": "简", "title": "简体中文版", "lang": "zh-Hans",
+                                     "offline": to_hant(SWITCH_OFFLINE.format(other="简体版"))})},
         }
         if script == "hant":
             config["site_name"] = "牌規知識庫"
@@ -241,6 +243,8 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
 # The header box's own wording; what it shares with the search page (searching, the twin's label)
 # is read from the search page itself (docs/search.md), so each is written once.
 HEADER_ONLY_MESSAGES = {"more": "全部结果", "none": "没有找到相关条款。"}
+# what the 繁/简 switch says offline when this device has not kept the other edition
+SWITCH_OFFLINE = "离线时打不开{other}：这台设备还没有存下它。联网时打开一次{other}，之后离线也能用。"
 SHARED_MESSAGES = ("searching", "twin")
 
 

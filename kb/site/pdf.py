@@ -125,7 +125,6 @@ def _clean(article: str, here: str, urls: dict[str, str], contents: bool = False
     On the contents page (the work's index) only the title is a heading, so the bookmarks are the laws'."""
     if contents:
         article = re.sub(r"<h([2-6])([^>]*)>(.*?)</h\1>", r'<p class="kb-contents-head"\2>\3</p>', article, flags=re.S)
-    article = re.sub(r'<div class="kb-switch".*?</div>', "", article, flags=re.S)
     article = re.sub(r'<a class="headerlink"[^>]*>.*?</a>', "", article)
     article = re.sub(r'<p><a href="[^"#]*compare/[^"]*">[^<]*</a></p>', "", article)
 

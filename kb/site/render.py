@@ -58,20 +58,6 @@ class Renderer:
         return getattr(rec, f"{name}_{self.script}")
 
     # -- pieces ----------------------------------------------------------------------------
-    def switch(self, page: str, generated: bool = True) -> str:
-        """A link to the same page in the other edition (kb.js carries the #anchor along); a slot on
-        generated pages (hand-written ones are not Markdown we write)."""
-        other = "hant" if self.script == "hans" else "hans"
-        label = "繁體" if other == "hant" else "简体"
-        url = page[:-3] + "/" if not page.endswith("index.md") else page[: -len("index.md")]
-        depth = url.count("/")
-        href = "../" * (depth + 1) + f"{other}/{url}"
-        if self.slots is not None and generated:
-            return self.slot(f'<div class="kb-switch" markdown="0" data-search-exclude><a class="kb-switch-link" '
-                             f'href="{href}">{label}</a></div>\n')
-        return (f'<div class="kb-switch" markdown="0" data-search-exclude><a class="kb-switch-link" href="{href}">'
-                f'{label}</a></div>\n')
-
     def slot(self, html_block: str) -> str:
         """A paragraph of Markdown that stands for a block of HTML (see ``slots``)."""
         assert self.slots is not None
@@ -270,7 +256,7 @@ class Renderer:
     def law_page(self, page: str, records: list[Record]) -> str:
         law = records[0]
         head = "".join(f'<p class="kb-heading">{escape(self.t(h))}</p>\n' for h in law.heading)
-        out = [self.switch(page), head]
+        out = [head]
         if law.law in self.layout.compared_set:
             out.append(f'[{self.t("与另一译本对照")}]({relative(page, f"compare/law-{law.law}.md")})\n'
                        "{: .kb-print-hide }\n")      # a link to another page: not in print
@@ -278,8 +264,7 @@ class Renderer:
         return "\n".join(out)
 
     def work_index(self, work: str, subjects: str | None = None) -> str:
-        page = f"{work}/index.md"
-        out = [front_matter(self.t(WORK_TITLES[work][0])), self.switch(page), f"# {self.t(WORK_TITLES[work][0])}\n",
+        out = [front_matter(self.t(WORK_TITLES[work][0])), f"# {self.t(WORK_TITLES[work][0])}\n",
                self.pdf_link(work), self.subjects_link(subjects)]
         for law in self.layout.laws(work):
             for h in law.heading:
@@ -308,7 +293,7 @@ class Renderer:
         first = next(r for cells in rows.values() for r in cells.values() if r is not None and r.level == "law")
         names = {w: self.t(WORK_TITLES[w][0]) for w in pair}
         slots = self.slots is not None and not any(_NOT_PLAIN.search(n) for n in names.values())
-        out = [self.switch(page), f"# {self.t(f'第{law}条对照')}：{escape(self.field(first, 'title'))} {{ #{law} }}\n"]
+        out = [f"# {self.t(f'第{law}条对照')}：{escape(self.field(first, 'title'))} {{ #{law} }}\n"]
         if slots:
             out.append(self.slot('<div class="kb-pair kb-pair-head">\n'
                                  + "".join(f"<div>\n<p><strong>{names[w]}</strong></p>\n</div>\n" for w in pair)
@@ -393,7 +378,7 @@ class Renderer:
 
     def mahjong_index(self, work: str, subjects: str | None = None) -> str:
         page = f"{work}/index.md"
-        out = [front_matter(self.t(WORK_TITLES[work][0])), self.switch(page), f"# {self.t(WORK_TITLES[work][0])}\n",
+        out = [front_matter(self.t(WORK_TITLES[work][0])), f"# {self.t(WORK_TITLES[work][0])}\n",
                self.pdf_link(work), self.subjects_link(subjects)]
         patterns = [r for r in self.layout.by_work.get(work, ())
                     if r.work == work and r.path[0] == "patterns" and len(r.path) == 2]
@@ -415,7 +400,7 @@ class Renderer:
     def mahjong_page(self, page: str, records: list[Record]) -> str:
         key = page.split("/")[-1][:-3]
         title = MAHJONG_PAGES[key][0 if self.script == "hans" else 1]
-        out = [self.switch(page), f"# {title}\n"]
+        out = [f"# {title}\n"]
         out += [self.record_block(r, page) for r in records]
         return "\n".join(out)
 
@@ -426,7 +411,7 @@ def _path_key(rec: Record) -> list[tuple[int, str]]:
 
 
 def front_matter(title: str) -> str:
-    """The page's title for mkdocs (its first element is the edition switch, not the H1)."""
+    """The page's title for mkdocs (the browser's tab and the header), where it is not the H1's text."""
     return f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n"
 
 

@@ -32,7 +32,7 @@ def _hrefs(r: Any, page: str, ids: list[str]) -> dict[str, list[str]]:
 
 def catalogue_page(r: Any) -> str:
     """Every encoded ruling: command, description, clauses (linked) and worked examples."""
-    out = [r.switch(INDEX), f"# {r.t('规则计算与裁定目录')}\n",
+    out = [f"# {r.t('规则计算与裁定目录')}\n",
            r.t("下列每项裁定都由规则代码（kb/rules）计算，并在构建时逐一核验所附算例；"
                "命令行用 `kb rules list` 可得同一目录（`--json` 输出机读格式）。") + "\n",
            f"- [{r.t('麻将计台器')}](mahjong.md) · [{r.t('桥牌裁定助手')}](bridge.md)\n"]
@@ -68,7 +68,7 @@ def mahjong_page(r: Any) -> str:
     msgs = {"offline": r.t("计台服务无法连接：本站可能以静态网页发布，没有计算服务。请看计台名堂各条下的算例，或在本机运行 kb serve。"),
             "total": r.t("合计"), "excluded": r.t("不另计"), "form": r.t("牌型"), "error": r.t("无法计台"),
             "pay": r.t("结算（每家付给胡牌者）"), "silent": r.t("条文未定之处")}
-    return f"""{r.switch(MAHJONG, generated=False)}# {r.t('麻将计台器')}
+    return f"""# {r.t('麻将计台器')}
 
 {r.t('点选牌张组成一手胡牌（暗牌含胡牌那张，最后点的一张即为胡牌），需要时先点“吃、碰、明杠、暗杠、花牌”再点牌；选定胡法与庄家，即得台数与每家付给胡牌者的底与台。也可以直接输入一行写法，如')} `123m456p789s5566z6z 碰111s`（{r.t('数字+m 万、p 筒、s 索、z 字：1z–7z 为东南西北白发中')}）。
 
@@ -112,7 +112,7 @@ def bridge_page(r: Any) -> str:
                       f"{html.escape(r.t(ru.summary))}</option>" for ru in RULINGS)
     msgs = {"offline": r.t("裁定服务无法连接：本站可能以静态网页发布，没有计算服务。请看各条规则页上的算例，或在本机运行 kb serve。"),
             "error": r.t("无法裁定"), "basis": r.t("依据")}
-    return f"""{r.switch(BRIDGE, generated=False)}# {r.t('桥牌裁定助手')}
+    return f"""# {r.t('桥牌裁定助手')}
 
 {r.t('选择问题，按情况修改输入（JSON，字段见')} [{r.t('目录')}](index.md)）{r.t('，再按“裁定”。每个问题只有一种输入；结果用文字说明情况并列出所据条款。')}
 

@@ -102,7 +102,7 @@ def subject_page(r: Renderer, work: str) -> str:
         kinds.append("另一译本的用语")
     if any(t.isascii() for t in terms):
         kinds.append("英文术语")
-    out = [front_matter(f"{title} · {r.t(WORK_TITLES[work][0])}"), r.switch(page),
+    out = [front_matter(f"{title} · {r.t(WORK_TITLES[work][0])}"),
            f"# {title}：{escape(r.t(WORK_TITLES[work][0]))}\n",
            r.t(f"查找条款用的词：{'、'.join(kinds)}，按汉语拼音排序，每个词指向回答它的条款。"
                "检索也认得这些词。") + "\n",
