@@ -246,7 +246,7 @@ PATTERNS: tuple[Pattern, ...] = (
     Pattern(25, lambda lay: _one(25, lay.hand.last_tile and lay.hand.self_drawn)),
     Pattern(26, _p26, hand_needed=False),
     Pattern(27, lambda lay: _one(27, bool(lay.hand.flower_win), "视同正式之胡牌"), hand_needed=False),
-    Pattern(28, lambda lay: _one(28, lay.hand.at_deal, "起手配牌得花，补牌後摸第 1 张时胡"), hand_needed=False),
+    Pattern(28, lambda lay: _one(28, lay.hand.at_deal, "起手配牌得花，补牌后摸第 1 张时胡"), hand_needed=False),
     Pattern(29, lambda lay: _one(29, lay.hand.flower_win == "八仙过海"), hand_needed=False),
     Pattern(30, _p30, hand_needed=False),
     Pattern(31, lambda lay: _one(31, lay.hand.declared == "天听")),

@@ -50,7 +50,7 @@ _GENERAL_READINGS = (
     {"clause": WINNING_FORM, "name": "胡牌型态",
      "reading": "17 张不含花牌与杠牌逾张：每副杠只算 3 张，作一副坎子；八仙过海与七抢一之手牌亦须足 17 张，但不必成胡。"},
     {"clause": FLOWER_REPLACEMENT, "name": "补花",
-     "reading": "补花於杠尾补牌，补得之牌成胡亦为杠上开花（after_kan）。"},
+     "reading": "补花于杠尾补牌，补得之牌成胡亦为杠上开花（after_kan）。"},
 )
 
 INTERPRETATIONS: list[dict[str, str]] = [
@@ -82,7 +82,7 @@ def _judge(lay: Layout) -> Scored:
     if any(i.number == 13 for i in items) and any(i.number in (19, 20, 21, 22) for i in items):
         with_ = "、".join(i.name for i in items if i.number in (19, 20, 21, 22))
         pos = next(k for k, i in enumerate(items) if i.number == 13) + 1
-        items.insert(pos, Item(13, ADJUST_ZI, -4, clause(13), f"字一色含{with_}，累计後减除 4 台"))
+        items.insert(pos, Item(13, ADJUST_ZI, -4, clause(13), f"字一色含{with_}，累计后减除 4 台"))
     return Scored(lay, items, excluded)
 
 
