@@ -1,5 +1,7 @@
 // The mahjong 台 calculator and the bridge ruling helper (rules/mahjong/, rules/bridge/).
-// Both POST to /api/rules/... (kb serve); on a static host they say so and point to the worked examples.
+// The calculator asks /api/rules/mahjong/settle under kb serve, and scores in the page otherwise (a
+// static host, offline, file://: mahjong.js, the Python scorer's port, with the same answers). The
+// bridge helper POSTs to /api/rules/bridge/...; on a static host it says so.
 (function () {
   "use strict";
   function el(tag, cls, text) {
@@ -22,6 +24,8 @@
     if (known) a.href = known[0];
     return a;
   }
+  // an error's Chinese half ("牌数不对：… / wrong tile count: …" is written for both readers)
+  function chinese(message) { return String(message).split(" / ")[0]; }
   function offline(out, msgs, href) {
     out.textContent = "";
     var p = el("p", "kb-offline", msgs.offline + " ");
@@ -29,10 +33,31 @@
     out.appendChild(p);
   }
 
+  // kb serve marks its pages with a cookie (kb/serve.py API_COOKIE); anything else has no API
+  var served = location.protocol !== "file:" && /(?:^|;\s*)kb-api=1(?:;|$)/.test(document.cookie);
+
   var mj = document.getElementById("kb-mj");
   if (mj) {
-    var hrefs = JSON.parse(mj.dataset.hrefs), msgs = JSON.parse(mj.dataset.msgs);
+    var hrefs = JSON.parse(mj.dataset.hrefs), msgs = JSON.parse(mj.dataset.msgs), meldNames = JSON.parse(mj.dataset.melds);
+    var engine = window.KbMahjong.engine(JSON.parse(mj.dataset.engine), JSON.parse(mj.dataset.wordings));
     var line = document.getElementById("kb-mj-line"), out = mj.querySelector(".kb-out");
+    var view = mj.querySelector(".kb-hand-view");
+    // the hand as tiles, with its count, as it is being tapped or typed
+    function showHand() {
+      view.textContent = "";
+      if (!line.value.trim()) return;
+      var hand;
+      try { hand = window.KbMahjong.parseLine(line.value); } catch (e) { view.textContent = chinese(e.message); return; }
+      var names = function (ts) { return ts.map(window.KbMahjong.tileName).join(" "); };
+      var parts = [msgs.concealed + "：" + names(hand.concealed)];
+      hand.melds.forEach(function (m) { parts.push(meldNames[m.type] + "：" + names(m.tiles)); });
+      if (hand.flowers.length) parts.push(msgs.flowers + "：" + names(hand.flowers));
+      view.appendChild(el("span", "kb-hand-tiles", parts.join("；")));
+      var n = hand.concealed.length + 3 * hand.melds.length;
+      view.appendChild(el("span", "kb-hand-count" + (n === 17 ? "" : " kb-short"), fmt(msgs.count, n)));
+    }
+    function fmt(text, n) { return text.replace("{n}", String(n)); }
+    line.addEventListener("input", showHand);
     var kind = "", history = [];
     function sections() { var t = line.value.trim(); return t ? t.split(/\s+/) : []; }
     function tiles(sec) { return (sec.match(/\d[mpsz]/g) || []).length; }
@@ -52,6 +77,7 @@
         if (same && tiles(last) < need) secs[secs.length - 1] = last + code; else secs.push(kind + code);
       }
       line.value = secs.join(" ");
+      showHand();
     }
     mj.querySelectorAll(".kb-kind").forEach(function (b) {
       b.addEventListener("click", function () {
@@ -64,10 +90,11 @@
       b.addEventListener("click", function () { tap(b.dataset.code, b.classList.contains("kb-flower")); });
     });
     mj.querySelector('[data-act="clear"]').addEventListener("click", function () {
-      history.push(line.value); line.value = ""; out.textContent = "";
+      history.push(line.value); line.value = ""; out.textContent = ""; showHand();
     });
     mj.querySelector('[data-act="back"]').addEventListener("click", function () {
       if (history.length) line.value = history.pop();
+      showHand();
     });
     mj.querySelector('[data-act="go"]').addEventListener("click", function () {
       var parts = [line.value.trim()];
@@ -80,9 +107,13 @@
       if (how === "自摸") parts.push("自摸"); else body.discarder = how;
       body.hand = parts.join(" ");
       out.textContent = "…";
-      post(mj.dataset.api, body).then(function (r) {
+      function here() {
+        var data = engine.settleBody(body);
+        return {ok: !data.error, data: data};
+      }
+      (served ? post(mj.dataset.api, body).catch(here) : Promise.resolve().then(here)).then(function (r) {
         out.textContent = "";
-        if (!r.ok) { out.appendChild(el("p", "kb-error", msgs.error + "：" + r.data.error)); return; }
+        if (!r.ok) { out.appendChild(el("p", "kb-error", msgs.error + "：" + chinese(r.data.error))); return; }
         var d = r.data.score, table = el("table", "kb-items");
         out.appendChild(el("p", "", msgs.form + "：" + d.form));
         d.items.forEach(function (i) {
@@ -113,8 +144,9 @@
         r.data.silent.forEach(function (t) { det.appendChild(el("p", "", t)); });
         pay.appendChild(det);
         out.appendChild(pay);
-      }).catch(function () { offline(out, msgs, mj.dataset.examples); });
+      });
     });
+    showHand();
   }
 
   var br = document.getElementById("kb-br");
@@ -124,6 +156,7 @@
     function fill() { input.value = JSON.stringify(JSON.parse(q.selectedOptions[0].dataset.example), null, 1); }
     q.addEventListener("change", fill);
     fill();
+    if (!served) offline(bout, bm, "../");      // said before the reader types, not after
     br.querySelector('[data-act="go"]').addEventListener("click", function () {
       var body;
       try { body = JSON.parse(input.value); } catch (e) { bout.textContent = bm.error + "：JSON"; return; }

@@ -9,6 +9,7 @@ from typing import Any
 
 from kb.rules.bridge.registry import RULINGS
 from kb.rules.catalogue import entries
+from kb.rules.mahjong.browser import engine_data, wordings
 from kb.rules.mahjong.tiles import FLOWERS, TILES, tile_name
 
 INDEX, MAHJONG, BRIDGE = "rules/index.md", "rules/mahjong.md", "rules/bridge.md"
@@ -65,21 +66,25 @@ def mahjong_page(r: Any) -> str:
     hows = "".join(f'<option value="{v}">{r.t(label)}</option>'
                    for v, label in (("自摸", "自摸"), ("下家", "下家放铳"), ("对家", "对家放铳"), ("上家", "上家放铳")))
     dealers = "".join(f'<option value="{v}">{r.t(v)}</option>' for v in ("下家", "对家", "上家", "本家"))
-    msgs = {"offline": r.t("计台服务无法连接：本站可能以静态网页发布，没有计算服务。请看计台名堂各条下的算例，或在本机运行 kb serve。"),
-            "total": r.t("合计"), "excluded": r.t("不另计"), "form": r.t("牌型"), "error": r.t("无法计台"),
-            "pay": r.t("结算（每家付给胡牌者）"), "silent": r.t("条文未定之处")}
+    msgs = {"total": r.t("合计"), "excluded": r.t("不另计"), "form": r.t("牌型"), "error": r.t("无法计台"),
+            "pay": r.t("结算（每家付给胡牌者）"), "silent": r.t("条文未定之处"),
+            "count": r.t("已有 {n}/17 张（杠按 3 张计，不含花牌）"), "concealed": r.t("暗牌"),
+            "flowers": r.t("花牌")}
+    melds = {k: r.t(v) for k, v in (("chi", "吃"), ("pon", "碰"), ("kan", "明杠"), ("ankan", "暗杠"))}
     return f"""# {r.t('麻将计台器')}
 
 {r.t('点选牌张组成一手胡牌（暗牌含胡牌那张，最后点的一张即为胡牌），需要时先点“吃、碰、明杠、暗杠、花牌”再点牌；选定胡法与庄家，即得台数与每家付给胡牌者的底与台。也可以直接输入一行写法，如')} `123m456p789s5566z6z 碰111s`（{r.t('数字+m 万、p 筒、s 索、z 字：1z–7z 为东南西北白发中')}）。
 
 <link rel="stylesheet" href="../../assets/rules.css">
 <div id="kb-mj" class="kb-calc" markdown="0" data-api="/api/rules/mahjong/settle?script={r.script}" data-hrefs="{_attr(hrefs)}"
-     data-msgs="{_attr(msgs)}" data-examples="../../twmj16/patterns/">
+     data-msgs="{_attr(msgs)}" data-melds="{_attr(melds)}" data-engine="{_attr(engine_data(r.script))}"
+     data-wordings="{_attr(wordings(r.script))}">
 <div class="kb-kinds" role="group">{kinds}</div>
 <div class="kb-tiles" role="group">{tiles}</div>
 <div class="kb-tiles kb-flowers" role="group">{flowers}</div>
 <label class="kb-line-label" for="kb-mj-line">{r.t('手牌（一行写法）')}</label>
 <input id="kb-mj-line" class="kb-line" type="text" autocomplete="off" maxlength="400" inputmode="text">
+<p class="kb-hand-view" aria-live="polite"></p>
 <div class="kb-flags">
 <label>{r.t('胡法')} <select data-pay="how">{hows}</select></label>
 <label>{r.t('庄家')} <select data-pay="dealer">{dealers}</select></label>
@@ -94,6 +99,7 @@ def mahjong_page(r: Any) -> str:
 </div>
 <div class="kb-out" role="status" aria-live="polite"></div>
 </div>
+<script src="../../assets/mahjong.js"></script>
 <script src="../../assets/calculator.js"></script>
 """
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from kb.errors import KbError
+from kb.normalise import fold_width
 from kb.rules.mahjong.tiles import FLOWERS, WINDS
 
 _Z = ("E", "S", "W", "N", "P", "F", "C")            # 1z–7z: 东南西北 白发中
@@ -33,6 +34,7 @@ _FLAGS = {"自摸": ("self_drawn", True), "庄": ("dealer", True), "莊": ("deal
           "槓上": ("after_kan", True), "海底": ("last_tile", True), "抢杠": ("robbing_kan", True),
           "搶槓": ("robbing_kan", True)}
 MAX_LINE = 400
+DIGITS = "123456789"          # a tile's number (ASCII; fullwidth ones are folded first)
 
 
 def tiles(text: str, where: str) -> list[str]:
@@ -42,7 +44,7 @@ def tiles(text: str, where: str) -> list[str]:
     i = 0
     while i < len(text):
         ch = text[i]
-        if ch.isdigit() and ch != "0":
+        if ch in DIGITS:
             digits.append(int(ch))
         elif ch in "mps":
             if not digits:
@@ -74,7 +76,7 @@ def _flowers(text: str, where: str) -> list[str]:
         if rest[0] in _FLOWER_CHARS:
             out.append(_FLOWER_CHARS[rest[0]])
             rest = rest[1:]
-        elif rest[:1] == "f" and rest[1:2].isdigit():
+        elif rest[:1] == "f" and rest[1:2].isascii() and rest[1:2].isdigit():
             out.append(rest[:2])
             rest = rest[2:]
         else:
@@ -86,6 +88,7 @@ def parse_line(line: str) -> dict[str, Any]:
     """The JSON hand for one line of notation (see the module docstring)."""
     if len(line) > MAX_LINE:
         raise KbError(f"hand: 一行手牌过长（上限 {MAX_LINE} 字符）")
+    line = fold_width(line)       # ４５ｍ as typed on a phone's fullwidth keyboard
     hand: dict[str, Any] = {"melds": [], "flowers": []}
     concealed: list[str] | None = None
     for k, section in enumerate(line.split(), 1):
@@ -95,7 +98,7 @@ def parse_line(line: str) -> dict[str, Any]:
             key, value = _FLAGS[section]
             hand[key] = value
         elif section.startswith("连") or section.startswith("連"):
-            if not section[1:].isdigit() or len(section) > 4:
+            if not (section[1:].isascii() and section[1:].isdigit()) or len(section) > 4:
                 raise KbError(f"{where}: 连庄次数写作 连N（N 为 0–99）")
             hand["dealer_streak"] = int(section[1:])
         elif section[:2] in ("门风", "門風", "圈风", "圈風"):

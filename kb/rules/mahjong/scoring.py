@@ -86,17 +86,18 @@ def _judge(lay: Layout) -> Scored:
     return Scored(lay, items, excluded)
 
 
-_FORM_NAMES = {"standard": "一般", "lilgu": "呖咕呖咕", "flower": "花胡（暗牌不计）"}
-_KIND_NAMES = {"chow": "顺", "pung": "坎", "kong": "杠"}
+FORM_NAMES = {"standard": "一般", "lilgu": "呖咕呖咕", "flower": "花胡（暗牌不计）"}
+KIND_NAMES = {"chow": "顺", "pung": "坎", "kong": "杠"}
+PAIR_NAMES = ("将", "对")        # a standard hand's pair; each pair of 呖咕呖咕
 
 
 def _groups_json(lay: Layout) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for g in lay.sets:
-        out.append({"kind": _KIND_NAMES[g.kind], "tiles": g.tiles, "source": g.source,
+        out.append({"kind": KIND_NAMES[g.kind], "tiles": g.tiles, "source": g.source,
                     "concealed": g.concealed, "winning": g.winning})
     for p in lay.pairs:
-        out.append({"kind": "将" if lay.form == "standard" else "对", "tiles": [p, p], "source": "hand",
+        out.append({"kind": PAIR_NAMES[0] if lay.form == "standard" else PAIR_NAMES[1], "tiles": [p, p], "source": "hand",
                     "concealed": True, "winning": False})
     return out
 
@@ -120,7 +121,7 @@ def score(hand: dict[str, Any]) -> dict[str, Any]:
         "total": best.total,
         "items": [i.to_json() for i in best.items],
         "excluded": best.excluded,
-        "form": _FORM_NAMES[best.layout.form],
+        "form": FORM_NAMES[best.layout.form],
         "groups": _groups_json(best.layout),
         "waits": list(w),
     }
