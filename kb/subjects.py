@@ -13,9 +13,8 @@ subject terms; the site does not list them.
 
 Data: ``kb/data/subjects/<work>.tsv`` (optional per work), one row per record:
 ``id<TAB>term、term、…`` in Simplified characters; ``kb/data/questions/<work>.tsv`` (optional
-per work), ``id<TAB>question|question|…``, and ``kb/data/questions/<work>-en.tsv`` (optional), the
-queries typed in English (the Laws' English terms), added after them. An id not among the
-records, a term or question given twice, or an empty one is an error naming the file and line.
+per work), ``id<TAB>question|question|…``. An id not among the records, a term or question
+given twice, or an empty one is an error naming the file and line.
 """
 from __future__ import annotations
 
@@ -35,11 +34,9 @@ def table(work_id: str) -> Table:
     return Table(f"subjects/{work_id}.tsv", ("id", "terms"), unique=("id",))
 
 
-def question_table(work_id: str, language: str = "") -> Table:
-    """The question table of one work (its file may be absent): in Chinese, or with ``language``
-    ("en") the queries typed in that language (the Laws' English terms)."""
-    suffix = f"-{language}" if language else ""
-    return Table(f"questions/{work_id}{suffix}.tsv", ("id", "questions"), unique=("id",))
+def question_table(work_id: str) -> Table:
+    """The question table of one work (its file may be absent)."""
+    return Table(f"questions/{work_id}.tsv", ("id", "questions"), unique=("id",))
 
 
 def attach_subjects(records: list[Record], root: Path | None = None) -> None:
@@ -52,8 +49,7 @@ def attach_subjects(records: list[Record], root: Path | None = None) -> None:
     for work in works.all_works():
         for t, column, attr, separator, kind in (
                 (table(work.id), "terms", "subjects", SEPARATOR, "term"),
-                (question_table(work.id), "questions", "questions", QUESTION_SEPARATOR, "question"),
-                (question_table(work.id, "en"), "questions", "questions", QUESTION_SEPARATOR, "question")):
+                (question_table(work.id), "questions", "questions", QUESTION_SEPARATOR, "question")):
             if not t.file(root).is_file():
                 continue
             for row in read_table(t, root):
@@ -61,12 +57,7 @@ def attach_subjects(records: list[Record], root: Path | None = None) -> None:
                 target = by_id.get(rid)
                 if target is None or target.work != work.id:
                     raise KbError(f"{row.where}: no record '{rid}' in work '{work.id}'")
-                earlier = getattr(target, attr)      # a work's Chinese questions, before its English ones
-                items = _items(row[column], separator, kind, row.where)
-                again = [s for s in items if s in earlier]
-                if again:
-                    raise KbError(f"{row.where}: {kind} '{again[0]}' is given twice")
-                setattr(target, attr, earlier + items)
+                setattr(target, attr, _items(row[column], separator, kind, row.where))
 
 
 def _items(cell: str, separator: str, kind: str, where: str) -> list[str]:
