@@ -46,6 +46,8 @@ STOPWORDS = frozenset("""
 我 你 他 她 它 我们 你们 他们 咱们 人家 但 但是 可是 不过 其实 就 才 都 也 又 还 还要 还能
 已经 已 很 太 挺 真的 到底 究竟 而且 并且 然后 那么 这样 那样 一 下 之后 以后 之前 以前 后 呢 几 多少
 and or not the a an of to is in on for what how does do can i my if when with be
+by at from as are was were it its he his him she her they their them you your me this that there
+should would will could happen happens happened
 """.split())
 QUESTION_PREFIXES = ("多少", "几")
 NEGATION_FORMS = ("不", "未", "没", "没有", "无", "非")
