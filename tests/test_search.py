@@ -427,6 +427,8 @@ def test_a_clause_and_its_twin_lead_with_the_main_rule_book(engine: SearchEngine
     ("承认是什么意思", "cbr1999:68B"),
     ("什么叫过水", "twmj16:pass-win"),
     ("听牌是什么", "twmj16:ready"),
+    # the clause that defines a synonym (放铳) defines the asked term (放枪) too
+    ("放槍是什麼意思", "twmj16:deal-in"),
 ])
 def test_definition_questions_find_the_defining_clause_first(engine: SearchEngine, q: str, first: str):
     assert ids(engine.search(q))[:1] == [first], q
@@ -443,6 +445,12 @@ def test_the_clause_under_a_bare_heading_comes_before_it(engine: SearchEngine):
     assert ids(engine.search("insufficient bid", limit=1)) == ["cbr1999:27"]
     assert ids(engine.search("有缺陷的牌墩", limit=1)) == ["cbr1999:67"]
     assert ids(engine.search("第六十四条", limit=1)) == ["cbr1999:64"]
+
+
+def test_a_definition_question_searches_the_term_not_its_frame(engine: SearchEngine):
+    # 叫 of 什么叫 and 意思 of 是什么意思 ask nothing: the term's words are the query's words
+    assert [g.label for g in engine.parse("什么叫诈和").groups] == ["诈和"]
+    assert [g.label for g in engine.parse("放槍是什麼意思").groups] == ["放枪"]
 
 
 def test_all_terms_rank_first(engine: SearchEngine):

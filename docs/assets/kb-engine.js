@@ -595,6 +595,7 @@
     rest = rest.replace(this.countedRe, function (m, num) { return chineseNumeral(parseInt(num, 10), Q.numerals); });
     rest = Array.from(rest).map(function (ch) { return Q.quotes.indexOf(ch) >= 0 ? " " : ch; }).join("");
     var defines = this.definitionTerm(rest);
+    if (defines !== null) rest = defines;     // parse.py: the asked term's words, not the question's frame
     if (/[a-z]/.test(rest)) {
       this.meta.synonyms.phrases.forEach(function (p) {
         var m = latinPhrase(rest, p);
@@ -792,7 +793,14 @@
         .forEach(function (r) { if (!seen.has(r[0])) ranked.push(r); });
     } else {
       ranked = this.rankGroups(parsed.groups, allowed, parsed.text, depth);
-      if (parsed.defines) ranked = this.definitionsFirst(ranked, [parsed.defines]);
+      if (parsed.defines) {
+        // engine.py: the clause defining a synonym of the asked term defines it too
+        var terms = [parsed.defines];
+        parsed.groups.forEach(function (g) {
+          if (g.label === parsed.defines) strings(g).forEach(function (x) { if (terms.indexOf(x) < 0) terms.push(x); });
+        });
+        ranked = this.definitionsFirst(ranked, terms);
+      }
       else {
         if (parsed.groups.length === 1 && !parsed.groups[0].required) {
           ranked = this.definitionsFirst(ranked, strings(parsed.groups[0]));

@@ -155,7 +155,9 @@ class SearchEngine:
         else:
             ranked = self.ranker.rank(parsed.groups, allowed, parsed.text, depth)
             if parsed.defines:
-                ranked = self._definitions_first(ranked, [parsed.defines])
+                # 放槍是什麼意思: the clause defining 放铳 (放枪's synonym) defines it too
+                named = [s for g in parsed.groups if g.label == parsed.defines for s in g.strings()]
+                ranked = self._definitions_first(ranked, list(dict.fromkeys([parsed.defines, *named])))
             else:
                 if len(parsed.groups) == 1 and not parsed.groups[0].required:
                     # A bare term (revoke, 罚张, 清一色) asks what it is: its definition first.

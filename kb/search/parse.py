@@ -165,6 +165,8 @@ class QueryParser:
         rest = _COUNTED.sub(lambda m: chinese_numeral(int(m.group(1))), rest)
         rest = "".join(" " if ch in _QUOTES else ch for ch in rest)
         defines = definition_term(rest)
+        if defines is not None:
+            rest = defines          # 什么叫诈和: the asked term's words, not the question's frame (叫)
         if any("a" <= c <= "z" for c in rest):
             for p in self.phrases:
                 if not all(w in rest for w in p.split()):   # each word is in the text as typed
