@@ -4,7 +4,7 @@
     (--port 0 picks a free port)
 
 Routes:
-    GET /api/search?q=&work=&limit=&script=   results as ``kb search --json`` prints
+    GET /api/search?q=&work=&limit=&script=&lead=   results as ``kb search --json`` prints
                                               them, each with a ``url`` (edition-relative)
     GET /api/clause/{id}                      the record as ``kb show ID --json`` prints it
     GET /api/health                           {"status": "ok", "records": N}
@@ -234,13 +234,13 @@ class Service:
             return body
 
     def search_body(self, key: tuple[Any, ...]) -> bytes:
-        """The JSON answer for a validated (q, work, limit, script, laws); KbError -> BadRequest."""
+        """The JSON answer for a validated (q, work, limit, script, laws, lead); KbError -> BadRequest."""
         body = self.cached(key)
         if body is not None:
             return body
-        q, work, limit, script, laws = key
+        q, work, limit, script, laws, lead = key
         try:
-            results = self.engine.search(q, limit=limit, work=work, script=script, law_range=laws)
+            results = self.engine.search(q, limit=limit, work=work, script=script, law_range=laws, lead=lead)
         except KbError as exc:
             raise BadRequest(" ".join(str(exc).split())) from None
         for r in results:
@@ -402,11 +402,13 @@ def openapi_schema() -> dict[str, Any]:
                      "description": "script of titles and snippets (default: that of the query)"},
                     {"name": "laws", "in": "query", "schema": {"type": "string", "pattern": "^\\d{1,2}(-\\d{1,2})?$"},
                      "description": "only bridge laws N to M, e.g. 61-64"},
+                    {"name": "lead", "in": "query", "schema": {"type": "string", "enum": list(WORKS)},
+                     "description": "the work whose clause leads a clause and its twin (the book being read)"},
                 ],
                 "responses": {
                     "200": {"description": "results, best first", "content": {"application/json": {
                         "schema": {"type": "array", "items": {"$ref": "#/components/schemas/Result"}}}}},
-                    "400": err("a missing, empty or too long q; an unknown work; a bad limit, script or laws"),
+                    "400": err("a missing, empty or too long q; an unknown work or lead; a bad limit, script or laws"),
                 },
             }},
             "/api/clause/{id}": {"get": {
@@ -466,7 +468,7 @@ def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE,
             check_cost(q, limits)
             key = (q, parse_choice("work", params.get("work"), WORKS),
                    parse_limit(params.get("limit")), parse_choice("script", params.get("script"), SCRIPTS),
-                   parse_laws(params.get("laws")))
+                   parse_laws(params.get("laws")), parse_choice("lead", params.get("lead"), WORKS))
             body = await service.search(key)
         except BadRequest as exc:
             return _error(400, str(exc))

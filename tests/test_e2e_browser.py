@@ -251,6 +251,20 @@ def test_static_hosting_header_box_on_a_law_page(static_site, page):
     assert not [u for u in requested if "/api/" in u], "a static host was asked for the API"
 
 
+def test_the_header_box_leads_with_the_book_being_read(static_site, page):
+    """On a page of the other translation, its clause leads a clause and its twin, in the header
+    box and on the search page it opens."""
+    page.goto(f"{static_site}/hans/laws1997/law-47/")
+    page.fill(".kb-hsearch-input", "规则47E2")
+    assert top_ids(page, ".kb-hsearch ol")[0] == "laws1997:47E2"
+    page.press(".kb-hsearch-input", "Enter")
+    page.wait_for_url(re.compile(r".*/hans/search/\?q=.*&lead=laws1997$"))
+    assert top_ids(page)[0] == "laws1997:47E2"
+    page.goto(f"{static_site}/hans/cbr1999/law-47/")
+    page.fill(".kb-hsearch-input", "规则47E2")
+    assert top_ids(page, ".kb-hsearch ol")[0] == "cbr1999:47E2"
+
+
 def test_the_script_switch_keeps_the_question_and_the_anchor(static_site, page):
     """简体/繁體 on the search page opens the same search in the other script; on a clause page,
     the same clause."""

@@ -117,7 +117,7 @@ def test_answer_cache_is_bounded_in_bytes():
     service = Service(out, cache_size=10_000, limits=Limits(cache_bytes=64 * 1024))
     try:
         for q in ["明手", "藏牌", "罚张", "定约人", "防守人", "庄家", "犯规", "字一色", "首引", "牌"]:
-            service.search_body((q, None, 50, None, None))
+            service.search_body((q, None, 50, None, None, None))
             assert service._cache_bytes <= 64 * 1024
             assert service._cache_bytes == sum(len(v) for v in service._cache.values())
         assert len(service._cache) < 10
@@ -132,7 +132,7 @@ def test_searches_are_refused_while_the_event_loop_lags():
 
     service = Service(ensure_built(BUILD, need_site=True), cache_size=0)
     try:
-        key = ("明手", None, 10, None, None)
+        key = ("明手", None, 10, None, None, None)
         service.loop_lag, service.pending = 1.0, 1
         with pytest.raises(Busy):
             asyncio.run(service.search(key))

@@ -418,6 +418,11 @@ def test_a_clause_and_its_twin_lead_with_the_main_rule_book(engine: SearchEngine
     only = engine.search("庄家只说了点数没说花色", work="laws1997")
     assert only and all(r["work"] == "laws1997" for r in only)
     assert ids(engine.search("dummy's rights"))[:1] == ["cbr1999:42"]
+    # a reader of the other translation has its clause lead (lead=: the book being read)
+    led = [r for r in engine.search("庄家只说了点数没说花色", lead="laws1997") if r["twins"]]
+    assert led and all(r["work"] == "laws1997" and r["twins"][0]["work"] == "cbr1999" for r in led)
+    with pytest.raises(KbError, match="unknown work 'cbr2000' to lead"):
+        engine.search("明手", lead="cbr2000")
 
 
 @pytest.mark.parametrize("q, first", [

@@ -109,6 +109,15 @@ def test_work_filter(client):
     assert {r["work"] for r in search(client, q="防守人 攻牌", work="laws1997")} == {"laws1997"}
 
 
+def test_the_book_being_read_leads_a_clause_and_its_twin(client):
+    assert [(r["id"], r["twins"][0]["id"]) for r in search(client, q="47E2")[:1]] == [("cbr1999:47E2", "laws1997:47E2")]
+    assert [(r["id"], r["twins"][0]["id"]) for r in search(client, q="47E2", lead="laws1997")[:1]] == \
+        [("laws1997:47E2", "cbr1999:47E2")]
+    # a clause without a twin is not moved; the order of the results is the same
+    plain, led = search(client, q="犯规", limit=20), search(client, q="犯规", limit=20, lead="laws1997")
+    assert [r["score"] for r in plain] == [r["score"] for r in led]
+
+
 def test_limit(client):
     assert len(search(client, q="牌", limit=3)) == 3
     assert len(search(client, q="牌", limit=1)) == 1
@@ -121,6 +130,7 @@ def test_limit(client):
     {"q": "牌", "work": "CBR1999"}, {"q": "牌", "limit": "0"}, {"q": "牌", "limit": "51"},
     {"q": "牌", "limit": "-1"}, {"q": "牌", "limit": "1.5"}, {"q": "牌", "limit": "abc"},
     {"q": "牌", "limit": "1e1"}, {"q": "牌", "limit": "５"}, {"q": "牌", "script": "latin"},
+    {"q": "牌", "lead": "cbr2000"},
 ])
 def test_bad_arguments_are_400_json(client, params):
     r = client.get("/api/search", params=params)

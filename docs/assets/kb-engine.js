@@ -761,8 +761,9 @@
   };
   // engine.py _fold_twins: one result per clause and its twin, at the better one's place; the
   // clause of the work listed first in the registry leads, unless the filter leaves it out.
-  Engine.prototype.foldTwins = function (ranked, limit, allowed) {
-    var out = [], placed = new Set(), self = this;
+  // ``lead``: the work whose clause leads the pair (the book being read), if it is one of the two.
+  Engine.prototype.foldTwins = function (ranked, limit, allowed, lead) {
+    var out = [], placed = new Set(), self = this, m = this.meta;
     for (var i = 0; i < ranked.length && out.length < limit; i++) {
       var d = ranked[i][0];
       if (placed.has(d)) continue;
@@ -770,7 +771,11 @@
       if (d in self.twin) {
         var t = self.twin[d];
         placed.add(t);
-        if ((!allowed || allowed(t)) && self.meta.work[t] < self.meta.work[d]) d = t;
+        if (!allowed || allowed(t)) {
+          var first = m.work[t] < m.work[d];
+          if (lead && (m.works[m.work[d]] === lead || m.works[m.work[t]] === lead)) first = m.works[m.work[t]] === lead;
+          if (first) d = t;
+        }
       }
       out.push([d, ranked[i][1]]);
     }
@@ -778,7 +783,7 @@
   };
 
   // SearchEngine.search up to the ranked records: [[doc, score], ...].
-  Engine.prototype.ranked = function (parsed, limit, work) {
+  Engine.prototype.ranked = function (parsed, limit, work, lead) {
     var self = this, m = this.meta, ranked;
     function allowed(d) { return !work || m.works[m.work[d]] === work; }
     var depth = Math.max(2 * limit, m.definitions.window);   // engine.py: how much of a ranking must be exact
@@ -808,7 +813,7 @@
         ranked = this.specificFirst(ranked, parsed.groups);
       }
     }
-    return this.foldTwins(ranked, limit, allowed);
+    return this.foldTwins(ranked, limit, allowed, lead);
   };
   Engine.prototype.result = function (d, parsed, score) {
     var s = this.shown(d), self = this;
@@ -832,7 +837,7 @@
   // Results as the API gives them: {id, work, citation, title, score, snippet, url, twins}.
   Engine.prototype.search = function (q, opts) {
     opts = opts || {};
-    var self = this, limit = opts.limit || 10, work = opts.work || null, Q = this.Q;
+    var self = this, limit = opts.limit || 10, work = opts.work || null, lead = opts.lead || null, Q = this.Q;
     q = String(q);
     if (q.length > Q.maxQuery) return Promise.reject(new Error("query too long: " + q.length + " characters (at most " + Q.maxQuery + ")"));
     q = q.replace(CONTROLS, " ");
@@ -841,11 +846,11 @@
     return this.complete(function () {
       var parsed = self.parse(q);
       if (!parsed.cites.length && !parsed.groups.length) return [];
-      var ranked = self.ranked(parsed, limit, work), out = [];
+      var ranked = self.ranked(parsed, limit, work, lead), out = [];
       if (!ranked.length && parsed.groups.some(function (g) { return g.required; })) {
         // engine.py: a quoted phrase no clause holds as typed counts as ordinary words
         parsed = self.parse(Array.from(q).map(function (c) { return Q.quotes.indexOf(c) >= 0 ? " " : c; }).join(""));
-        ranked = self.ranked(parsed, limit, work);
+        ranked = self.ranked(parsed, limit, work, lead);
       }
       ranked.forEach(function (r) { out.push(self.result(r[0], parsed, r[1])); });
       return out;

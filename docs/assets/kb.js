@@ -120,9 +120,10 @@
   // An API that has not answered in this long (a stalled venue network) is given up for the tab:
   // the site's own engine gives the same results.
   var API_WAIT_MS = 2500;
-  function apiSearch(q, work, limit) {
+  function apiSearch(q, work, limit, lead) {
     var params = new URLSearchParams({ q: q, limit: String(limit), script: hant ? "hant" : "hans" });
     if (work) params.set("work", work);
+    if (lead) params.set("lead", lead);
     var abort = typeof AbortController === "function" ? new AbortController() : null;
     var timer = abort ? setTimeout(function () { abort.abort(); }, API_WAIT_MS) : null;
     var options = { headers: { Accept: "application/json" } };
@@ -143,12 +144,13 @@
   }
 
   // Results [{id, work, citation, title, snippet, url, twins}], best first; the API when it answers.
-  function search(q, work, limit) {
+  // ``lead``: the rule book whose clause leads a clause and its twin (the book being read).
+  function search(q, work, limit, lead) {
     function local() {
-      return engine().then(function (e) { return e.search(q, { limit: limit, work: work || null }); });
+      return engine().then(function (e) { return e.search(q, { limit: limit, work: work || null, lead: lead || null }); });
     }
     if (apiState === "absent") return local();
-    return apiSearch(q, work, limit).then(function (r) { apiState = remembered("present"); return r; }, function (err) {
+    return apiSearch(q, work, limit, lead).then(function (r) { apiState = remembered("present"); return r; }, function (err) {
       if (err && err.bad) throw err;
       apiState = remembered("absent");
       return local();
@@ -230,7 +232,7 @@
   // ``done(results, limit)``: called after each list is shown.
   function runner(list, status, labels, limit, done) {
     var seq = 0;
-    var run = function (q, work) {
+    var run = function (q, work, lead) {
       var mine = ++seq;
       q = q.trim();
       if (!q) {
@@ -241,7 +243,7 @@
       list.setAttribute("data-kb-state", "searching");
       if (status) status.textContent = labels.searching || "";
       var asked = run.limit;
-      search(q, work, asked).then(function (results) {
+      search(q, work, asked, lead).then(function (results) {
         if (mine !== seq) return;
         render(list, results, labels);
         var more = results.length >= asked && labels["count-more"];
@@ -263,8 +265,14 @@
     return run;
   }
 
-  function searchPage(q) {
-    return root + "search/" + (fileMode ? "index.html" : "") + (q ? "?q=" + encodeURIComponent(q) : "");
+  function searchPage(q, lead) {
+    return root + "search/" + (fileMode ? "index.html" : "") + (q ? "?q=" + encodeURIComponent(q) : "") +
+      (q && lead ? "&lead=" + lead : "");
+  }
+  // The rule book of the page being read (its first path segment), if it is one: its clauses lead.
+  function readingWork(labels) {
+    var segment = location.href.slice(root.length).split(/[\/?#]/)[0];
+    return /^[a-z0-9]+$/.test(segment) && labels["work-" + segment] ? segment : "";
   }
 
   // --- the header box on every page -------------------------------------------------------
@@ -287,10 +295,10 @@
     var labels = labelsOf(form);
     labels.bad = "{error}";
     labels.count = "";
-    var run = runner(list, status, labels, 8), timer = null;
+    var run = runner(list, status, labels, 8), timer = null, lead = readingWork(labels);
     form.addEventListener("submit", function (event) {
       event.preventDefault();
-      location.href = searchPage(input.value.trim());
+      location.href = searchPage(input.value.trim(), lead);
     });
     input.addEventListener("focus", function () { engineSoon(); });
     input.addEventListener("input", function () {
@@ -299,8 +307,8 @@
       timer = setTimeout(function () {
         panel.hidden = !q.trim();
         more.textContent = labels.more;
-        more.href = searchPage(q.trim());
-        run(q, "");
+        more.href = searchPage(q.trim(), lead);
+        run(q, "", lead);
       }, 200);
     });
     open.addEventListener("click", function () {
@@ -334,13 +342,16 @@
     var list = document.getElementById("kb-results");
     var labels = labelsOf(box);
     var moreButton = document.getElementById("kb-more"), current = { q: "", work: "" };
+    // ?lead=: the rule book the reader came from (the header box of its pages), whose clauses lead
+    var lead = new URLSearchParams(location.search).get("lead") || "";
+    if (!(/^[a-z0-9]+$/.test(lead) && labels["work-" + lead])) lead = "";
     var run = runner(list, status, labels, PAGE, function (results, asked) {
       if (moreButton) moreButton.hidden = !(results.length >= asked && asked < PAGE_MAX);
     }), timer = null;
     if (moreButton) {
       moreButton.addEventListener("click", function () {
         run.limit = Math.min(run.limit + PAGE, PAGE_MAX);
-        run(current.q, current.work);
+        run(current.q, current.work, lead);
       });
     }
 
@@ -368,7 +379,7 @@
       current = { q: s.q, work: s.work };
       // with a question, a phone shows the results, not the page's introduction (search.css)
       document.body.classList.toggle("kb-has-query", !!s.q.trim());
-      run(s.q, s.work);
+      run(s.q, s.work, lead);
     }
     form.addEventListener("submit", function (event) {
       event.preventDefault();

@@ -106,10 +106,13 @@ class SearchEngine:
 
     def search(self, q: str, *, limit: int = 10, work: str | None = None,
                law_range: tuple[int, int] | None = None,
-               script: str | None = None) -> list[dict[str, Any]]:
-        """Search; see the module docstring. Bad arguments raise KbError."""
+               script: str | None = None, lead: str | None = None) -> list[dict[str, Any]]:
+        """Search; see the module docstring. ``lead``: the work whose clause leads a clause and its
+        twin (the book being read), instead of the registry's first. Bad arguments raise KbError."""
         q = clean_query(q)
         self._check_args(limit, work, law_range, script)
+        if lead is not None and lead not in self.works:
+            raise KbError(f"unknown work {lead!r} to lead (known: {', '.join(self.works) or 'none'})")
         parsed = self.parse(q, script)
         if parsed.empty:
             return []
@@ -131,7 +134,7 @@ class SearchEngine:
             # said at the table (庄家只说“草花”): its words count as the query's other words do.
             parsed = self.parse(unquoted(q), script)
             ranked = self._ranked(parsed, allowed, depth)
-        ranked = self._fold_twins(ranked, limit, allowed)
+        ranked = self._fold_twins(ranked, limit, allowed, lead)
         return [self._result(n, score, parsed) for n, score in ranked[:limit]]
 
     def _ranked(self, parsed: ParsedQuery, allowed: Callable[[int], bool] | None,
@@ -279,10 +282,12 @@ class SearchEngine:
         return ranked
 
     def _fold_twins(self, ranked: list[tuple[int, float]], limit: int,
-                    allowed: Callable[[int], bool] | None = None) -> list[tuple[int, float]]:
+                    allowed: Callable[[int], bool] | None = None,
+                    lead: str | None = None) -> list[tuple[int, float]]:
         """One result per clause and its twin, at the better one's place: the clause of the work
-        listed first in the registry leads (the other is attached), so a reader always sees the
-        same rule book first; a twin the filters leave out never leads."""
+        ``lead`` (the book being read), else of the work listed first in the registry, leads (the
+        other is attached), so a reader always sees the same rule book first; a twin the filters
+        leave out never leads."""
         out: list[tuple[int, float]] = []
         placed: set[int] = set()
         for n, score in ranked:
@@ -294,8 +299,12 @@ class SearchEngine:
             twin = self.twin.get(n)
             if twin is not None:
                 placed.add(twin)
-                if (allowed is None or allowed(twin)) and self._work_rank[twin] < self._work_rank[n]:
-                    n = twin
+                if allowed is None or allowed(twin):
+                    first = self._work_rank[twin] < self._work_rank[n]
+                    if lead is not None and lead in (self.docs[n]["work"], self.docs[twin]["work"]):
+                        first = self.docs[twin]["work"] == lead
+                    if first:
+                        n = twin
             out.append((n, score))
         return out
 
