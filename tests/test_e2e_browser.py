@@ -453,3 +453,10 @@ def test_subject_index_letter_bar_marks_the_letter_being_read(static_site, page)
     assert box and bar and bar["x"] <= box["x"] and box["x"] + box["width"] <= bar["x"] + bar["width"] + 1   # in view
     page.evaluate("() => document.getElementById('letter-Z').scrollIntoView()")
     page.wait_for_function("() => document.querySelector('.kb-letters a[aria-current]').textContent === 'Z'")
+    # the bar is one row that scrolls sideways: its edge fades on the side where more letters wait
+    page.wait_for_function("() => document.querySelector('.kb-letters').classList.contains('kb-more-left')")
+    assert "kb-more-right" not in page.get_attribute(".kb-letters", "class")
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.evaluate("() => { document.querySelector('.kb-letters').scrollLeft = 0; }")
+    page.wait_for_function("() => document.querySelector('.kb-letters').classList.contains('kb-more-right')")
+    assert "kb-more-left" not in page.get_attribute(".kb-letters", "class")

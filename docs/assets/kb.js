@@ -419,16 +419,24 @@
         if (left < bar.scrollLeft || left + a.offsetWidth > bar.scrollLeft + bar.clientWidth) bar.scrollLeft = left - 8;
       }
     }
+    // on a phone the bar is one row that scrolls sideways: its edge fades where more letters wait
+    function edges() {
+      bar.classList.toggle("kb-more-right", bar.scrollLeft + bar.clientWidth < bar.scrollWidth - 2);
+      bar.classList.toggle("kb-more-left", bar.scrollLeft > 2);
+    }
+    bar.addEventListener("scroll", edges, { passive: true });
+    window.addEventListener("resize", edges);
     var queued = false;
     function soon() {
       if (queued) return;
       queued = true;
-      requestAnimationFrame(function () { queued = false; mark(); });
+      requestAnimationFrame(function () { queued = false; mark(); edges(); });
     }
     window.addEventListener("scroll", soon, { passive: true });
     window.addEventListener("hashchange", soon);
     window.addEventListener("load", soon);
     mark();
+    edges();
   }
 
   function start() { header(); page(); letters(); }
