@@ -37,6 +37,7 @@ def test_mahjong_calculator_on_a_phone(request, page, host, script, total, name,
     page.goto(f"{server}/{script}/rules/mahjong/")
     pick_hand(page)
     assert "17/17" in page.inner_text(".kb-hand-view")            # the hand as tiles, counted
+    assert ("西" if script == "hans" else "西") in page.inner_text(".kb-seat")   # 对家 deals: the winner sits 西
     assert ("一万 二万 三万" if script == "hans" else "一萬 二萬 三萬") in page.inner_text(".kb-hand-view")
     if host == "static":
         page.context.set_offline(True)
@@ -68,6 +69,14 @@ def test_mahjong_calculator_error_is_one_line_in_chinese(request, page, host):
     page.wait_for_selector(".kb-error")
     text = page.inner_text(".kb-error")
     assert "牌数不对" in text and "wrong" not in text
+    # a meld of the wrong shape is told in words, without the API's field names
+    page.fill("#kb-mj-line", "11111m")
+    assert "一万已有 5 张" in page.inner_text(".kb-hand-view")
+    page.fill("#kb-mj-line", "123m456p789s55s 碰123s")
+    page.tap('[data-act="go"]')
+    page.locator(".kb-error", has_text="碰须为").wait_for()
+    text = page.inner_text(".kb-error")
+    assert "碰须为三张相同的牌（收到 一索 二索 三索）" in text and "hand" not in text and "melds" not in text
 
 
 def test_bridge_helper(server, page):

@@ -500,3 +500,36 @@ def test_junk_fields_only_raise_kberror(hand: dict[str, Any]) -> None:
         _check_result(score(hand))
     except KbError:
         pass
+
+
+# --- who sits where: the winner's seat follows from who deals ---------------------------------
+
+@pytest.mark.parametrize("dealer, wind", [("本家", "东"), ("上家", "南"), ("对家", "西"), ("下家", "北")])
+def test_the_winners_seat_wind_follows_from_the_dealer(dealer, wind):
+    """The dealer is 东 (开门序 1) and play runs to each one's 下家: a pung of the winner's own
+    seat wind scores 1台 合开门序 whoever deals (the page once kept 东 whatever the dealer)."""
+    from kb.rules.mahjong.notation import parse_line
+    from kb.rules.mahjong.settlement import settle
+    code = {"东": "1z", "南": "2z", "西": "3z", "北": "4z"}[wind]
+    out = settle(parse_line(f"{code * 3}123m456p78s99s9s 吃234m 圈风东"), dealer, discarder="对家")
+    winds = [i for i in out["score"]["items"] if i["clause"] == clause(1)]
+    assert winds and winds[0]["detail"].startswith(f"{wind}坎：合开门序"), out["score"]["items"]
+
+
+def test_a_seat_that_contradicts_the_dealer_is_one_line():
+    from kb.rules.mahjong.notation import parse_line
+    from kb.rules.mahjong.settlement import settle
+    with pytest.raises(KbError, match="下家为庄家时，本家门风为北（开门序 4），手牌却写南（开门序 2）"):
+        settle(parse_line("222z123m456p78s99s9s 吃234m 门风南"), "下家", discarder="对家")
+
+
+@pytest.mark.parametrize("line, message", [
+    ("123m 碰123s", "碰须为三张相同的牌（收到 一索 二索 三索）"),
+    ("123m 吃135s", "吃须为三张同花色连续的牌（收到 一索 三索 五索）"),
+    ("123m 杠777s", "杠须为四张相同的牌（收到 七索 七索 七索）"),
+    ("123m456p 自模", "无法识别的牌「自」"),
+])
+def test_a_line_names_its_mistake_in_words(line, message):
+    from kb.rules.mahjong.notation import parse_line
+    with pytest.raises(KbError, match=message):
+        parse_line(line)

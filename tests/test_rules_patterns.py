@@ -60,3 +60,29 @@ def test_names_and_readings_are_written_in_simplified():
     for row in read_table(PATTERN_TABLE):
         for column in ("name", "reading"):
             assert to_hans(row.get(column)) == row.get(column), (row.where, column)
+
+
+def test_the_worked_examples_are_written_in_simplified():
+    # their titles and texts show as written in the Simplified edition (补牌後 once did)
+    import json
+    import re
+    from pathlib import Path
+
+    from kb.normalise import to_hans
+    found = []
+
+    def walk(value, where):
+        if isinstance(value, str):
+            if re.search(r"[\u4e00-\u9fff]", value) and to_hans(value) != value:
+                found.append((where, value))
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                walk(v, f"{where}.{k}")
+        elif isinstance(value, list):
+            for i, v in enumerate(value):
+                walk(v, f"{where}[{i}]")
+    files = sorted((Path(__file__).resolve().parent.parent / "kb" / "rules").rglob("*.json"))
+    assert files
+    for path in files:
+        walk(json.loads(path.read_text(encoding="utf-8")), path.name)
+    assert not found, found[:5]

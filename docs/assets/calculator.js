@@ -25,7 +25,10 @@
     return a;
   }
   // an error's Chinese half ("牌数不对：… / wrong tile count: …" is written for both readers)
-  function chinese(message) { return String(message).split(" / ")[0]; }
+  // and without the field names the API's readers need ("discarder: ", "hand 第2段…": 第2段…)
+  function chinese(message) {
+    return String(message).split(" / ")[0].replace(/^(?:[a-z_][a-z_0-9.\[\]]*: )+/, "").replace(/^hand (?=第)/, "");
+  }
   function offline(out, msgs, href) {
     out.textContent = "";
     var p = el("p", "kb-offline", msgs.offline + " ");
@@ -49,15 +52,27 @@
       var hand;
       try { hand = window.KbMahjong.parseLine(line.value); } catch (e) { view.textContent = chinese(e.message); return; }
       var names = function (ts) { return ts.map(window.KbMahjong.tileName).join(" "); };
-      var parts = [msgs.concealed + "：" + names(hand.concealed)];
+      var parts = [msgs.concealed + "：" + names(hand.concealed), msgs.winning + "：" + names([hand.winning_tile])];
       hand.melds.forEach(function (m) { parts.push(meldNames[m.type] + "：" + names(m.tiles)); });
       if (hand.flowers.length) parts.push(msgs.flowers + "：" + names(hand.flowers));
       view.appendChild(el("span", "kb-hand-tiles", parts.join("；")));
       var n = hand.concealed.length + 3 * hand.melds.length;
       view.appendChild(el("span", "kb-hand-count" + (n === 17 ? "" : " kb-short"), fmt(msgs.count, n)));
+      // a fifth copy is told at once, not only when 计台 is pressed
+      var copies = {};
+      hand.concealed.concat.apply(hand.concealed, hand.melds.map(function (m) { return m.tiles; }))
+        .forEach(function (t) { copies[t] = (copies[t] || 0) + 1; });
+      Object.keys(copies).filter(function (t) { return copies[t] > 4; }).forEach(function (t) {
+        view.appendChild(el("span", "kb-hand-over", msgs.over.replace("{t}", window.KbMahjong.tileName(t)).replace("{n}", copies[t])));
+      });
     }
     function fmt(text, n) { return text.replace("{n}", String(n)); }
     line.addEventListener("input", showHand);
+    // the winner's 门风 follows from who deals (the dealer is 东): shown beside the dealer
+    var dealerSelect = mj.querySelector('[data-pay="dealer"]'), seat = mj.querySelector(".kb-seat");
+    function showSeat() { seat.textContent = JSON.parse(seat.dataset.seats)[dealerSelect.value] || ""; }
+    dealerSelect.addEventListener("change", showSeat);
+    showSeat();
     var kind = "", history = [];
     function sections() { var t = line.value.trim(); return t ? t.split(/\s+/) : []; }
     function tiles(sec) { return (sec.match(/\d[mpsz]/g) || []).length; }
@@ -97,11 +112,13 @@
       showHand();
     });
     mj.querySelector('[data-act="go"]').addEventListener("click", function () {
-      var parts = [line.value.trim()];
+      var parts = [line.value.trim()], typed = sections();
+      // what the line says itself (圈风東, 连2) stands; the controls fill in what it leaves out
+      function said(prefixes) { return typed.some(function (x) { return prefixes.some(function (p) { return x.indexOf(p) === 0; }); }); }
       mj.querySelectorAll("[data-flag]").forEach(function (f) {
         var name = f.dataset.flag;
-        if (name === "连") { if (Number(f.value) > 0) parts.push("连" + Math.floor(Number(f.value))); }
-        else parts.push(name + f.value);
+        if (name === "连") { if (Number(f.value) > 0 && !said(["连", "連"])) parts.push("连" + Math.floor(Number(f.value))); }
+        else if (!said([name, name === "圈风" ? "圈風" : name])) parts.push(name + f.value);
       });
       var how = mj.querySelector('[data-pay="how"]').value, body = {dealer: mj.querySelector('[data-pay="dealer"]').value};
       if (how === "自摸") parts.push("自摸"); else body.discarder = how;
@@ -126,8 +143,17 @@
         });
         out.appendChild(table);
         if (d.excluded.length) {
-          var p = el("p", "kb-excluded", msgs.excluded + "：");
-          d.excluded.forEach(function (e) { p.appendChild(document.createTextNode(e.name + "（" + e.why + "）")); p.appendChild(clauseLink(hrefs, e.clause)); p.appendChild(document.createTextNode("；")); });
+          // one line per kind (大三元 drops three 箭字坎: 箭字坎 ×3)
+          var p = el("p", "kb-excluded", msgs.excluded + "："), seen = [];
+          d.excluded.forEach(function (e) {
+            var same = seen.filter(function (x) { return x.e.name === e.name && x.e.why === e.why && x.e.clause === e.clause; })[0];
+            if (same) same.n += 1; else seen.push({e: e, n: 1});
+          });
+          seen.forEach(function (x, i) {
+            if (i) p.appendChild(document.createTextNode("；"));
+            p.appendChild(document.createTextNode(x.e.name + (x.n > 1 ? " ×" + x.n : "") + "（" + x.e.why + "）"));
+            p.appendChild(clauseLink(hrefs, x.e.clause));
+          });
           out.appendChild(p);
         }
         out.appendChild(el("p", "kb-total", msgs.total + "：" + d.total + "台"));
@@ -136,7 +162,7 @@
         var ul = el("ul");
         r.data.payments.forEach(function (x) { ul.appendChild(el("li", "", x.payer + "：1底 " + x.tai + "台（" + x.detail + "）")); });
         pay.appendChild(ul);
-        var basis = el("p", "kb-basis");
+        var basis = el("p", "kb-basis", msgs.basis + "：");
         r.data.clauses.forEach(function (c) { basis.appendChild(clauseLink(hrefs, c)); });
         pay.appendChild(basis);
         var det = el("details", "kb-silent"), sum = el("summary", "", msgs.silent);
@@ -144,6 +170,9 @@
         r.data.silent.forEach(function (t) { det.appendChild(el("p", "", t)); });
         pay.appendChild(det);
         out.appendChild(pay);
+      }).then(function () {
+        // the answer, not the keypad, is what the reader looks at now
+        if (out.scrollIntoView) out.scrollIntoView({ block: "start", behavior: "smooth" });
       });
     });
     showHand();

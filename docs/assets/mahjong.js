@@ -138,6 +138,10 @@
                "槓上": ["after_kan", true], "海底": ["last_tile", true], "抢杠": ["robbing_kan", true],
                "搶槓": ["robbing_kan", true]};
   var MAX_LINE = 400, DIGITS = "123456789";
+  function meldShape(kind) {      // notation.py _MELD_SHAPES (T() at use: the wordings are set by engine())
+    return {chi: T("吃须为三张同花色连续的牌"), pon: T("碰须为三张相同的牌"), kan: T("杠须为四张相同的牌"),
+            ankan: T("暗杠须为四张相同的牌")}[kind];
+  }
   // Python's str.split() whitespace; kb.normalise.fold_width (fullwidth digits and letters)
   var SPACE = /[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
   function foldWidth(s) {
@@ -208,12 +212,18 @@
         if (won.length !== 1) throw new KbError(where + T(": 胡后须为一张牌"));
         hand.winning_tile = won[0];
       } else if (meld) {
-        hand.melds.push({type: meld[1], tiles: tiles(section.slice(meld[0].length), where)});
+        var got = tiles(section.slice(meld[0].length), where), kind = meld[1];
+        var ok = kind === "chi" ? isChow(got) : got.length === (kind === "pon" ? 3 : 4) && new Set(got).size === 1;
+        if (!ok) {
+          throw new KbError(where + ": " + meldShape(kind) + T("（收到 ") + (got.map(tileName).join(" ") || T("没有牌")) + T("）"));
+        }
+        hand.melds.push({type: kind, tiles: got});
       } else if (cs[0] === "花" || has(FLOWER_CHARS, cs[0]) || cs[0] === "f") {
         hand.flowers = hand.flowers.concat(flowers(cs[0] === "花" ? cs.slice(1).join("") : section, where));
       } else if (concealed === null) {
         concealed = tiles(section, where);
       } else {
+        tiles(section, where);      // a word it does not know (自模) is named as such first
         throw new KbError(where + T(": 暗牌只能写一段（副露请加 吃/碰/杠/暗杠）"));
       }
     });
@@ -546,6 +556,7 @@
 
   // --- settlement.py ----------------------------------------------------------------------------
   var OTHERS = ["下家", "对家", "上家"], SEATS = ["本家"].concat(OTHERS);
+  var WINNER_SEAT = {"本家": 1, "上家": 2, "对家": 3, "下家": 4};     // settlement.py: the dealer is 东
   function cid(local) { return WORK + ":" + local; }
   function seat(value, field, choices) {
     if (typeof value !== "string" || choices.indexOf(value) < 0) {
@@ -574,7 +585,14 @@
     if (!isInt(shownN) || shownN < 0 || shownN > MAX_STREAK) {
       throw new KbError(T("streak_shown: 应为 0–") + MAX_STREAK + T(" 的整数，收到 ") + repr(shownN));
     }
-    var base = Object.assign({}, hand, {dealer: deal === "本家"});
+    var seatN = WINNER_SEAT[deal];
+    if (has(hand, "seat") && hand.seat !== seatN) {
+      var given = hand.seat;
+      var shownSeat = isInt(given) && given >= 1 && given <= 4 ? T("东南西北"[given - 1]) + T("（开门序 ") + given + T("）") : repr(given);
+      throw new KbError("hand.seat: " + T(deal) + T("为庄家时，本家门风为") + T("东南西北"[seatN - 1]) + T("（开门序 ") + seatN +
+                        T("），手牌却写") + shownSeat);
+    }
+    var base = Object.assign({}, hand, {dealer: deal === "本家", seat: seatN});
     var result = this.score(base);
     var dealerItems = [cid("patterns.9"), cid("patterns.10")];
     var plain = result.items.filter(function (i) { return dealerItems.indexOf(i.clause) < 0; })

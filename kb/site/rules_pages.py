@@ -10,6 +10,7 @@ from typing import Any
 from kb.rules.bridge.registry import RULINGS
 from kb.rules.catalogue import entries
 from kb.rules.mahjong.browser import engine_data, wordings
+from kb.rules.mahjong.settlement import WIND_NAMES, WINNER_SEAT
 from kb.rules.mahjong.tiles import FLOWERS, TILES, tile_name
 
 INDEX, MAHJONG, BRIDGE = "rules/index.md", "rules/mahjong.md", "rules/bridge.md"
@@ -69,8 +70,11 @@ def mahjong_page(r: Any) -> str:
     msgs = {"total": r.t("合计"), "excluded": r.t("不另计"), "form": r.t("牌型"), "error": r.t("无法计台"),
             "pay": r.t("结算（每家付给胡牌者）"), "silent": r.t("条文未定之处"),
             "count": r.t("已有 {n}/17 张（杠按 3 张计，不含花牌）"), "concealed": r.t("暗牌"),
-            "flowers": r.t("花牌")}
+            "flowers": r.t("花牌"), "winning": r.t("胡"), "over": r.t("{t}已有 {n} 张（每种牌只有 4 张）"),
+            "basis": r.t("依据")}
     melds = {k: r.t(v) for k, v in (("chi", "吃"), ("pon", "碰"), ("kan", "明杠"), ("ankan", "暗杠"))}
+    # the winner's 门风 follows from who deals (settlement.WINNER_SEAT): shown, not chosen
+    seats = {d: r.t(f"{WIND_NAMES[n - 1]}（开门序第 {n} 家）") for d, n in WINNER_SEAT.items()}
     return f"""# {r.t('麻将计台器')}
 
 {r.t('点选牌张组成一手胡牌（暗牌含胡牌那张，最后点的一张即为胡牌），需要时先点“吃、碰、明杠、暗杠、花牌”再点牌；选定胡法与庄家，即得台数与每家付给胡牌者的底与台。也可以直接输入一行写法，如')} `123m456p789s5566z6z 碰111s`（{r.t('数字+m 万、p 筒、s 索、z 字：1z–7z 为东南西北白发中')}）。
@@ -89,7 +93,7 @@ def mahjong_page(r: Any) -> str:
 <label>{r.t('胡法')} <select data-pay="how">{hows}</select></label>
 <label>{r.t('庄家')} <select data-pay="dealer">{dealers}</select></label>
 <label>{r.t('连庄')} <input type="number" min="0" max="99" value="0" data-flag="连"></label>
-<label>{r.t('门风')} <select data-flag="门风">{winds}</select></label>
+<span class="kb-seat-label">{r.t('门风')} <output class="kb-seat" data-seats="{_attr(seats)}"></output></span>
 <label>{r.t('圈风')} <select data-flag="圈风">{winds}</select></label>
 </div>
 <div class="kb-actions">

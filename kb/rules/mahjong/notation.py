@@ -20,7 +20,7 @@ from typing import Any
 
 from kb.errors import KbError
 from kb.normalise import fold_width
-from kb.rules.mahjong.tiles import FLOWERS, WINDS
+from kb.rules.mahjong.tiles import FLOWERS, WINDS, is_chow, tile_name
 
 _Z = ("E", "S", "W", "N", "P", "F", "C")            # 1z–7z: 东南西北 白发中
 _NUM = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
@@ -33,6 +33,8 @@ _FLAGS = {"自摸": ("self_drawn", True), "庄": ("dealer", True), "莊": ("deal
           "庄付": ("from_dealer", True), "莊付": ("from_dealer", True), "杠上": ("after_kan", True),
           "槓上": ("after_kan", True), "海底": ("last_tile", True), "抢杠": ("robbing_kan", True),
           "搶槓": ("robbing_kan", True)}
+_MELD_SHAPES = {"chi": "吃须为三张同花色连续的牌", "pon": "碰须为三张相同的牌", "kan": "杠须为四张相同的牌",
+                "ankan": "暗杠须为四张相同的牌"}
 MAX_LINE = 400
 DIGITS = "123456789"          # a tile's number (ASCII; fullwidth ones are folded first)
 
@@ -115,12 +117,16 @@ def parse_line(line: str) -> dict[str, Any]:
                 raise KbError(f"{where}: 胡后须为一张牌")
             hand["winning_tile"] = won[0]
         elif meld is not None:
-            hand["melds"].append({"type": _MELDS[meld], "tiles": tiles(section[len(meld):], where)})
+            kind, got = _MELDS[meld], tiles(section[len(meld):], where)
+            if not (is_chow(got) if kind == "chi" else len(got) == (3 if kind == "pon" else 4) and len(set(got)) == 1):
+                raise KbError(f"{where}: {_MELD_SHAPES[kind]}（收到 {' '.join(map(tile_name, got)) or '没有牌'}）")
+            hand["melds"].append({"type": kind, "tiles": got})
         elif section.startswith("花") or section[0] in _FLOWER_CHARS or section[:1] == "f":
             hand["flowers"] += _flowers(section[1:] if section.startswith("花") else section, where)
         elif concealed is None:
             concealed = tiles(section, where)
         else:
+            tiles(section, where)       # a word it does not know (自模) is named as such first
             raise KbError(f"{where}: 暗牌只能写一段（副露请加 吃/碰/杠/暗杠）")
     if not concealed:
         raise KbError("hand: 没有暗牌（如 123m456p789s11z）")

@@ -9,6 +9,7 @@ What the text settles, and where it is silent, is stated in every result (``sile
   money value for 1 底 or 1 台.
 - 作庄 1台 and 连N拉N 2N台 run between the dealer and each counterpart only: 作庄「胡放皆加计」,
   连N拉N「庄家连N闲家一律拉N」; false-win.1 settles 庄连拉 with the dealer alone (「另与庄家单独计赔」).
+- The winner's seat (门风, 开门序) follows from who deals: the dealer is 东 (开门序 1), his 下家 南.
 - 连庄示记: a shown count lower than the real one → the dealer collects at the shown count and pays at
   the real one; higher → the reverse (streak-marker). So the dealer collects min and pays max.
 """
@@ -23,6 +24,11 @@ from kb.rules.mahjong.scoring import score
 
 OTHERS = ("下家", "对家", "上家")
 SEATS = ("本家",) + OTHERS
+# The dealer is 开门序 1 (东); play runs to each one's 下家. So the winner's seat (开门序, 门风)
+# follows from who deals: the dealer's 下家 is 2 (南), and the winner is the dealer's 下家 when
+# the dealer is the winner's 上家.
+WINNER_SEAT = {"本家": 1, "上家": 2, "对家": 3, "下家": 4}
+WIND_NAMES = "东南西北"
 DEALER_ITEMS = (9, 10)
 
 
@@ -86,7 +92,13 @@ def settle(hand: Any, dealer: Any, discarder: Any = None, streak_shown: Any = No
     shown = streak if streak_shown is None else streak_shown
     if isinstance(shown, bool) or not isinstance(shown, int) or not 0 <= shown <= MAX_STREAK:
         raise KbError(f"streak_shown: 应为 0–{MAX_STREAK} 的整数，收到 {shown!r}")
-    base_hand = {**hand, "dealer": deal == "本家"}
+    seat = WINNER_SEAT[deal]
+    if "seat" in hand and hand["seat"] != seat:
+        given = hand["seat"]
+        shown = f"{WIND_NAMES[given - 1]}（开门序 {given}）" if type(given) is int and 1 <= given <= 4 else repr(given)
+        raise KbError(f"hand.seat: {deal}为庄家时，本家门风为{WIND_NAMES[seat - 1]}（开门序 {seat}），"
+                      f"手牌却写{shown}")
+    base_hand = {**hand, "dealer": deal == "本家", "seat": seat}
     result = score(base_hand)
     plain = sum(i["tai"] for i in result["items"] if not _dealer_item(i))
     clauses = [cid("patterns.9"), cid("patterns.10")]
