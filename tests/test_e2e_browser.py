@@ -246,7 +246,7 @@ def test_static_hosting_header_box_on_a_law_page(static_site, page):
     total = len(list((SITE / "hant" / "idx").glob("p*.js")))
     assert 0 < len(shards) <= total // 2, "a query loads only the shards of its terms"
     page.press(".kb-hsearch-input", "Enter")
-    page.wait_for_url(re.compile(r".*/hant/search/\?q="))
+    page.wait_for_url(re.compile(r".*/hant/search/\?q="), wait_until="commit")   # the results are waited for below
     assert STATIC_TOP3["罚张"] & set(top_ids(page)[:3])
     assert not [u for u in requested if "/api/" in u], "a static host was asked for the API"
 
@@ -258,7 +258,7 @@ def test_the_header_box_leads_with_the_book_being_read(static_site, page):
     page.fill(".kb-hsearch-input", "规则47E2")
     assert top_ids(page, ".kb-hsearch ol")[0] == "laws1997:47E2"
     page.press(".kb-hsearch-input", "Enter")
-    page.wait_for_url(re.compile(r".*/hans/search/\?q=.*&lead=laws1997$"))
+    page.wait_for_url(re.compile(r".*/hans/search/\?q=.*&lead=laws1997$"), wait_until="commit")
     assert top_ids(page)[0] == "laws1997:47E2"
     page.goto(f"{static_site}/hans/cbr1999/law-47/")
     page.fill(".kb-hsearch-input", "规则47E2")
