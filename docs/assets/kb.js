@@ -269,11 +269,10 @@
     return root + "search/" + (fileMode ? "index.html" : "") + (q ? "?q=" + encodeURIComponent(q) : "") +
       (q && lead ? "&lead=" + lead : "");
   }
+  // ``id`` if it names a rule book (one of the labels' work-ID), else "".
+  function workOf(id, labels) { return /^[a-z0-9]+$/.test(id || "") && labels["work-" + id] ? id : ""; }
   // The rule book of the page being read (its first path segment), if it is one: its clauses lead.
-  function readingWork(labels) {
-    var segment = location.href.slice(root.length).split(/[\/?#]/)[0];
-    return /^[a-z0-9]+$/.test(segment) && labels["work-" + segment] ? segment : "";
-  }
+  function readingWork(labels) { return workOf(location.href.slice(root.length).split(/[\/?#]/)[0], labels); }
 
   // --- the header box on every page -------------------------------------------------------
   function header() {
@@ -343,8 +342,7 @@
     var labels = labelsOf(box);
     var moreButton = document.getElementById("kb-more"), current = { q: "", work: "" };
     // ?lead=: the rule book the reader came from (the header box of its pages), whose clauses lead
-    var lead = new URLSearchParams(location.search).get("lead") || "";
-    if (!(/^[a-z0-9]+$/.test(lead) && labels["work-" + lead])) lead = "";
+    var lead = workOf(new URLSearchParams(location.search).get("lead"), labels);
     var run = runner(list, status, labels, PAGE, function (results, asked) {
       if (moreButton) moreButton.hidden = !(results.length >= asked && asked < PAGE_MAX);
     }), timer = null;

@@ -53,6 +53,10 @@
     var nums = tiles.map(function (t) { return Number(t[0]); }).sort();
     return nums[1] === nums[0] + 1 && nums[2] === nums[0] + 2;
   }
+  function isMeld(kind, tiles) {      // tiles.py is_meld
+    if (kind === "chi") return isChow(tiles);
+    return tiles.length === (kind === "pon" ? 3 : 4) && new Set(tiles).size === 1;
+  }
   // every way to split counts into exactly `need` chows and pungs (pungs tried first, as tiles.py)
   function sets(counts, need, emit) {
     var i = -1;
@@ -213,8 +217,7 @@
         hand.winning_tile = won[0];
       } else if (meld) {
         var got = tiles(section.slice(meld[0].length), where), kind = meld[1];
-        var ok = kind === "chi" ? isChow(got) : got.length === (kind === "pon" ? 3 : 4) && new Set(got).size === 1;
-        if (!ok) {
+        if (!isMeld(kind, got)) {
           throw new KbError(where + ": " + meldShape(kind) + T("（收到 ") + (got.map(tileName).join(" ") || T("没有牌")) + T("）"));
         }
         hand.melds.push({type: kind, tiles: got});
@@ -288,9 +291,8 @@
         throw fail(T("字段 ") + where + T(" 须为含 type 与 tiles 的对象"), "field " + where + " must be an object with type and tiles");
       }
       if (MELD_TYPES.indexOf(m.type) < 0) throw fail(T("字段 ") + where + T(".type 须为 chi/pon/kan/ankan"), "field " + where + ".type must be chi, pon, kan or ankan");
-      var ts = tileList(m.tiles, where + ".tiles"), size = (m.type === "chi" || m.type === "pon") ? 3 : 4;
-      var ok = m.type === "chi" ? isChow(ts) : ts.length === size && new Set(ts).size === 1;
-      if (!ok) {
+      var ts = tileList(m.tiles, where + ".tiles");
+      if (!isMeld(m.type, ts)) {
         var kind = {chi: T("三张同花色连续牌"), pon: T("三张相同牌")}[m.type] || T("四张相同牌");
         throw fail(T("字段 ") + where + T(".tiles 须为") + kind, "field " + where + ".tiles is not a valid " + m.type);
       }

@@ -110,9 +110,7 @@ class SearchEngine:
         """Search; see the module docstring. ``lead``: the work whose clause leads a clause and its
         twin (the book being read), instead of the registry's first. Bad arguments raise KbError."""
         q = clean_query(q)
-        self._check_args(limit, work, law_range, script)
-        if lead is not None and lead not in self.works:
-            raise KbError(f"unknown work {lead!r} to lead (known: {', '.join(self.works) or 'none'})")
+        self._check_args(limit, work, law_range, script, lead)
         parsed = self.parse(q, script)
         if parsed.empty:
             return []
@@ -168,12 +166,13 @@ class SearchEngine:
                 ranked = self._specific_first(ranked, parsed.groups)
         return ranked
 
-    def _check_args(self, limit: Any, work: Any, law_range: Any, script: Any) -> None:
+    def _check_args(self, limit: Any, work: Any, law_range: Any, script: Any, lead: Any = None) -> None:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
             raise KbError(f"limit must be a whole number from 1 to {MAX_LIMIT}, not {limit!r}")
-        if work is not None and work not in self.works:
-            known = ", ".join(self.works) or "none"
-            raise KbError(f"unknown work {work!r} (known: {known})")
+        known = ", ".join(self.works) or "none"
+        for value, what in ((work, ""), (lead, " to lead")):
+            if value is not None and value not in self.works:
+                raise KbError(f"unknown work {value!r}{what} (known: {known})")
         if law_range is not None:
             ok = (isinstance(law_range, (tuple, list)) and len(law_range) == 2
                   and all(isinstance(x, int) and not isinstance(x, bool) for x in law_range)

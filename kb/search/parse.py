@@ -163,7 +163,7 @@ class QueryParser:
 
         rest = _PHRASE_RE.sub(phrase, rest)
         rest = _COUNTED.sub(lambda m: chinese_numeral(int(m.group(1))), rest)
-        rest = "".join(" " if ch in _QUOTES else ch for ch in rest)
+        rest = unquoted(rest)
         defines = definition_term(rest)
         if defines is not None:
             rest = defines          # 什么叫诈和: the asked term's words, not the question's frame (叫)

@@ -47,12 +47,8 @@ class Renderer:
 
     # -- script ----------------------------------------------------------------------------
     def t(self, simplified: str) -> str:
-        """UI text, written in Simplified, in this edition's script."""
+        """Text written in Simplified (UI words, the editors' notes) in this edition's script."""
         return simplified if self.script == "hans" else _ui_hant(simplified)
-
-    def prose(self, simplified: str) -> str:
-        """Editorial prose written in Simplified (a note, a reading), in this edition's script."""
-        return simplified if self.script == "hans" else to_hant(simplified)
 
     def field(self, rec: Record, name: str) -> str:
         return getattr(rec, f"{name}_{self.script}")
@@ -135,8 +131,8 @@ class Renderer:
             details.append(f"{self.t('异文')}：{readings}（{esc(v['context'])}）")
         for n in rec.notes:     # the editors' words, in this edition's script (variants stay as the witnesses read)
             gap = " " if n["from"][:1].isascii() else ""      # 据1997年…, 据 Laws 1997…
-            details.append(f"{self.t(NOTE_KINDS.get(n['kind'], '注'))}：{esc(self.prose(n['what']))}"
-                           f"（{self.t('据')}{gap}{esc(self.prose(n['from']))}）")
+            details.append(f"{self.t(NOTE_KINDS.get(n['kind'], '注'))}：{esc(self.t(n['what']))}"
+                           f"（{self.t('据')}{gap}{esc(self.t(n['from']))}）")
         return details
 
     def badge(self, rec: Record) -> str:
@@ -431,7 +427,7 @@ def merge_slots(markdown: str, slots: dict[str, str]) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _ui_hant(simplified: str) -> str:
-    """UI text in Traditional (the same few strings, converted once)."""
+    """Text in Traditional (UI words and the editors' notes: a few hundred strings, each converted once)."""
     return to_hant(simplified)
 
 

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kb.errors import KbError
-from kb.rules.mahjong.tiles import FLOWERS, INDEX, WINDS, is_chow, tile_name
+from kb.rules.mahjong.tiles import FLOWERS, INDEX, WINDS, is_meld, tile_name
 
 WORK = "twmj16"
 COUNTING = f"{WORK}:counting"
@@ -155,9 +155,7 @@ def parse_hand(data: Any) -> Hand:
         if m["type"] not in MELD_TYPES:
             raise fail(f"字段 {where}.type 须为 chi/pon/kan/ankan", f"field {where}.type must be chi, pon, kan or ankan")
         tiles = _tile_list(m["tiles"], f"{where}.tiles")
-        size = 3 if m["type"] in ("chi", "pon") else 4
-        shape_ok = is_chow(tiles) if m["type"] == "chi" else len(tiles) == size and len(set(tiles)) == 1
-        if not shape_ok:
+        if not is_meld(m["type"], tiles):
             kind = {"chi": "三张同花色连续牌", "pon": "三张相同牌"}.get(m["type"], "四张相同牌")
             raise fail(f"字段 {where}.tiles 须为{kind}", f"field {where}.tiles is not a valid {m['type']}")
         melds.append(Meld(m["type"], tuple(tiles)))

@@ -20,7 +20,7 @@ from typing import Any
 
 from kb.errors import KbError
 from kb.normalise import fold_width
-from kb.rules.mahjong.tiles import FLOWERS, WINDS, is_chow, tile_name
+from kb.rules.mahjong.tiles import FLOWERS, WINDS, is_meld, tile_name
 
 _Z = ("E", "S", "W", "N", "P", "F", "C")            # 1z–7z: 东南西北 白发中
 _NUM = {c: i for i, c in enumerate("一二三四五六七八九", 1)}
@@ -118,7 +118,7 @@ def parse_line(line: str) -> dict[str, Any]:
             hand["winning_tile"] = won[0]
         elif meld is not None:
             kind, got = _MELDS[meld], tiles(section[len(meld):], where)
-            if not (is_chow(got) if kind == "chi" else len(got) == (3 if kind == "pon" else 4) and len(set(got)) == 1):
+            if not is_meld(kind, got):
                 raise KbError(f"{where}: {_MELD_SHAPES[kind]}（收到 {' '.join(map(tile_name, got)) or '没有牌'}）")
             hand["melds"].append({"type": kind, "tiles": got})
         elif section.startswith("花") or section[0] in _FLOWER_CHARS or section[:1] == "f":

@@ -81,6 +81,13 @@ def is_chow(tiles: list[str]) -> bool:
     return nums[1] == nums[0] + 1 and nums[2] == nums[0] + 2
 
 
+def is_meld(kind: str, tiles: list[str]) -> bool:
+    """The tiles make a meld of ``kind``: chi a chow; pon three, kan and ankan four of one tile."""
+    if kind == "chi":
+        return is_chow(tiles)
+    return len(tiles) == (3 if kind == "pon" else 4) and len(set(tiles)) == 1
+
+
 def _sets(counts: list[int], need: int) -> Iterator[list[Set]]:
     """All ways to split counts into exactly ``need`` chows and pungs."""
     i = next((k for k, c in enumerate(counts) if c), None)
