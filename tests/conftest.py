@@ -32,7 +32,7 @@ os.environ.setdefault("KB_CACHE_DIR", str(ROOT / ".kb-cache"))
 def pytest_collection_modifyitems(session, config, items):
     """The browser test files first (each file keeps its own order): they are the slowest, and
     started first they run beside the rest instead of after it when the files are shared out
-    among xdist's processes (`--dist loadfile`)."""
+    among xdist's processes (`--dist loadscope`: a file, or a class, stays in one process)."""
     items.sort(key=lambda item: not item.path.name.endswith("_browser.py"))
 
 

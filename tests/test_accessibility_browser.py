@@ -1,11 +1,10 @@
 """Accessibility in Chromium: axe-core finds no serious or critical violation on any kind of page,
 in either edition, on a phone and on a desktop, in the light and the dark colour scheme.
 
-In a file of its own so that the test run can give it a process of its own (it is the slowest).
+The slowest of the tests: each edition is a class of its own, which the test run gives a process of its own.
 """
 from __future__ import annotations
 
-import pytest
 from kbbrowser import DESKTOP, PHONE, new_page
 
 PAGE_KINDS = {"home": "", "law": "cbr1999/law-67/", "compare": "compare/law-45/", "mahjong": "twmj16/",
@@ -33,8 +32,8 @@ def axe_violations(pg, script: str, options: dict) -> list[dict]:
     return pg.evaluate(RUN, options)
 
 
-@pytest.mark.parametrize("edition", ["hans", "hant"])
-def test_axe_no_serious_or_critical_violations(browser, static_site, edition):
+def axe_edition(browser, static_site, edition: str) -> None:
+    """No serious or critical violation on any kind of page of one edition."""
     from axe_playwright_python.sync_playwright import Axe
     script = Axe().axe_script
     found = []
@@ -64,3 +63,15 @@ def test_axe_no_serious_or_critical_violations(browser, static_site, edition):
         context.close()
         assert not errors, errors
     assert not found, found
+
+
+# One class per edition: xdist (`--dist loadscope`) gives each class to a process of its own, so
+# the two editions' runs, the slowest of all the tests, go side by side instead of one after the other.
+class TestSimplified:
+    def test_axe_no_serious_or_critical_violations(self, browser, static_site):
+        axe_edition(browser, static_site, "hans")
+
+
+class TestTraditional:
+    def test_axe_no_serious_or_critical_violations(self, browser, static_site):
+        axe_edition(browser, static_site, "hant")
