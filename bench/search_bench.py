@@ -20,11 +20,12 @@ attaches the twin), so they are one judged unit too: a result holds its id and i
 twins' ids, and judged ids are counted once per clause. The baseline's lists are folded
 the same way, so it is not penalised for listing twins apart.
 
-Two tuning sets: bench/queries.tsv (525) and bench/tuning2.tsv (200, written by a fresh writer
-from the records' titles and texts alone, for tuning and diagnosis). Five held-out sets:
+Three tuning sets: bench/queries.tsv (525), bench/tuning2.tsv (200, written by a fresh writer
+from the records' titles and texts alone, for tuning and diagnosis) and bench/tuning3.tsv (140 English
+and Taiwanese questions, written the same way). Six held-out sets:
 bench/heldout.tsv (185 questions), bench/heldout2.tsv (150, written later by another writer from
 the records' titles and texts alone), bench/heldout3.tsv (120), bench/heldout4.tsv (150) and
-bench/heldout5.tsv (150), each by a further writer under the same rule. Only aggregate figures are printed for the held-out sets;
+bench/heldout5.tsv (150) and bench/heldout6.tsv (150), each by a further writer under the same rule. Only aggregate figures are printed for the held-out sets;
 ``--verbose`` lists per-query ranks of the tuning sets alone. Latency: in-process p50/p95 over every question of all the
 sets after one warm-up pass; fresh process: wall and CPU time of ``kb search QUERY`` in
 a new process, median of ``--cold`` runs.
@@ -220,9 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--records", type=Path, default=ROOT / "build" / "records.jsonl")
     ap.add_argument("--tuning", type=Path, action="append",
-                    help="tuning set (repeatable; default bench/queries.tsv and tuning2.tsv)")
+                    help="tuning set (repeatable; default bench/queries.tsv, tuning2.tsv and tuning3.tsv)")
     ap.add_argument("--heldout", type=Path, action="append",
-                    help="held-out set (repeatable; default bench/heldout.tsv and heldout2.tsv to heldout5.tsv)")
+                    help="held-out set (repeatable; default bench/heldout.tsv and heldout2.tsv to heldout6.tsv)")
     ap.add_argument("--repeat", type=int, default=3, help="timed passes over the questions")
     ap.add_argument("--cold", type=int, default=5, help="fresh-process runs (0: skip)")
     ap.add_argument("--verbose", "-v", action="store_true", help="per-query ranks (tuning sets only)")
@@ -237,8 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     set_units(records)
     ids = {r["id"] for r in records}
     sets = {}
-    tuning = args.tuning or [ROOT / "bench" / name for name in ("queries.tsv", "tuning2.tsv")]
-    heldout = args.heldout or [ROOT / "bench" / f"heldout{n}.tsv" for n in ("", "2", "3", "4", "5")]
+    tuning = args.tuning or [ROOT / "bench" / name for name in ("queries.tsv", "tuning2.tsv", "tuning3.tsv")]
+    heldout = args.heldout or [ROOT / "bench" / f"heldout{n}.tsv" for n in ("", "2", "3", "4", "5", "6")]
     named = [(f"tuning {p.name}", p) for p in tuning] + ([] if args.no_heldout else
                                                            [(f"held-out {p.name}", p) for p in heldout])
     for name, path in named:

@@ -52,6 +52,7 @@ class Record:
     cited_by: list[str] = field(default_factory=list)
     subjects: list[str] = field(default_factory=list)  # the editors' index terms (kb/data/subjects/)
     questions: list[str] = field(default_factory=list)  # questions it answers, as asked (kb/data/questions/)
+    english: list[str] = field(default_factory=list)   # what English speakers call it (kb/data/english/)
     twin: str | None = None     # the same clause in the twin translation (kb/twins.py)
 
     def to_json(self) -> dict[str, Any]:

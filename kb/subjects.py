@@ -1,5 +1,6 @@
-"""Stage: the subject index. Each record gains `subjects`, the editors' index terms for it, and
-`questions`, the questions people ask that it answers.
+"""Stage: the subject index. Each record gains `subjects`, the editors' index terms for it,
+`questions`, the questions people ask that it answers, and `english`, what English speakers call
+what it governs.
 
 A subject index is what a law book has at its back: the words readers look things up by,
 each pointing at the clauses that answer it. Ours is written per clause, in the words
@@ -11,9 +12,14 @@ The questions are the same aid in whole sentences: what a director types when fa
 situation a clause governs (庄家只说了花色没说点数，出哪张). Search indexes them with the
 subject terms; the site does not list them.
 
+The English phrases (revoke on the twelfth trick, dummy leaves the table) let a director who types
+English find the clause; search indexes them as a field of their own (English words by their
+stem), so they neither lengthen nor outweigh the Chinese terms.
+
 Data: ``kb/data/subjects/<work>.tsv`` (optional per work), one row per record:
 ``id<TAB>term、term、…`` in Simplified characters; ``kb/data/questions/<work>.tsv`` (optional
-per work), ``id<TAB>question|question|…``. An id not among the records, a term or question
+per work), ``id<TAB>question|question|…``; ``kb/data/english/<work>.tsv`` (optional per work),
+``id<TAB>phrase; phrase; …`` in lowercase English. An id not among the records, a term or question
 given twice, or an empty one is an error naming the file and line.
 """
 from __future__ import annotations
@@ -27,6 +33,7 @@ from kb.records import Record
 
 SEPARATOR = "、"
 QUESTION_SEPARATOR = "|"
+ENGLISH_SEPARATOR = ";"
 
 
 def table(work_id: str) -> Table:
@@ -39,17 +46,24 @@ def question_table(work_id: str) -> Table:
     return Table(f"questions/{work_id}.tsv", ("id", "questions"), unique=("id",))
 
 
+def english_table(work_id: str) -> Table:
+    """The English phrases of one work (its file may be absent)."""
+    return Table(f"english/{work_id}.tsv", ("id", "phrases"), unique=("id",))
+
+
 def attach_subjects(records: list[Record], root: Path | None = None) -> None:
-    """Set every record's ``subjects`` and ``questions`` from its work's tables (under ``root``,
-    default kb/data)."""
+    """Set every record's ``subjects``, ``questions`` and ``english`` from its work's tables (under
+    ``root``, default kb/data)."""
     by_id = {r.id: r for r in records}
     for rec in records:
         rec.subjects = []
         rec.questions = []
+        rec.english = []
     for work in works.all_works():
         for t, column, attr, separator, kind in (
                 (table(work.id), "terms", "subjects", SEPARATOR, "term"),
-                (question_table(work.id), "questions", "questions", QUESTION_SEPARATOR, "question")):
+                (question_table(work.id), "questions", "questions", QUESTION_SEPARATOR, "question"),
+                (english_table(work.id), "phrases", "english", ENGLISH_SEPARATOR, "English phrase")):
             if not t.file(root).is_file():
                 continue
             for row in read_table(t, root):

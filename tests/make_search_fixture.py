@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 FIELDS = ("id", "work", "citation", "level", "parent", "order", "law", "path",
-          "title_hans", "title_hant", "text_hans", "text_hant", "subjects", "questions", "twin", "tai")
+          "title_hans", "title_hant", "text_hans", "text_hant", "subjects", "questions", "english", "twin", "tai")
 
 
 def main() -> None:

@@ -19,11 +19,12 @@ from hypothesis import strategies as st
 
 from kb.errors import KbError
 from kb.search import cli
-from kb.search.analysis import analyze, fold, is_traditional, normalize, read_userdict, tokenize
+from kb.search.analysis import analyze, fold, is_traditional, normalize, read_userdict, stem, tokenize
 from kb.search.citations import chinese_number, parse_citation, split_citations
 from kb.search.engine import SearchEngine, search
 from kb.search.index import META_FILE, IndexData, build_index, check_files, is_fresh, lexicon_words, open_index, read_meta
 from kb.search.lexicon import Lexicon
+from kb.search.parse import STOPWORDS
 from kb.search.snippet import highlight, plain_snippet
 from kb.search.synonyms import load_synonyms, mine_parallel, parse_synonyms
 
@@ -82,6 +83,22 @@ def test_negation_is_one_word_and_marks_its_grams(data: IndexData, q: str, word:
     a = analyze(q, data.lexicon)
     assert word in [w for w, _, _ in a.words] and positive not in [w for w, _, _ in a.words]
     assert "!" + positive in a.bigrams and positive not in a.bigrams
+
+
+@pytest.mark.parametrize("forms", [
+    ("leave", "leaves", "left", "leaving"), ("expose", "exposed", "exposes", "exposing"),
+    ("penalty", "penalties"), ("drop", "dropped", "drops", "dropping"), ("bid", "bids", "bidding"),
+    ("revoke", "revoked", "revokes", "revoking"), ("accidental", "accidentally"), ("lead", "led", "leads"),
+])
+def test_english_words_meet_by_their_stem(data: IndexData, forms: tuple[str, ...]):
+    stems = {w for f in forms for w, _, _ in analyze(f, data.lexicon).words}
+    assert len(stems) == 1, stems
+
+
+def test_stems_leave_citations_and_short_words_alone(data: IndexData):
+    assert [w for w, _, _ in analyze("Law 64a2 is 45c4b", data.lexicon).words] == ["law", "64a2", "is", "45c4b"]
+    assert stem("its") == "its" and stem("pass") == "pass" and stem("this") == "thi"
+    assert "thi" in STOPWORDS and "happen" in STOPWORDS     # a stopword's stem is one too
 
 
 def test_lexical_negatives_are_not_negations(data: IndexData):

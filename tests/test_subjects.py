@@ -15,7 +15,7 @@ from kb.normalise import to_hant
 from kb.pipeline import ingest
 from kb.search.engine import SearchEngine
 from kb.site.subjects_page import OTHER, sort_key
-from kb.subjects import attach_subjects, question_table, table
+from kb.subjects import attach_subjects, english_table, question_table, table
 
 
 def test_every_clause_of_the_two_main_books_has_index_terms(linked_records):
@@ -94,8 +94,8 @@ def test_a_bad_term_or_question_names_file_and_line(tmp_path, records, folder, r
 
 
 def test_a_work_without_a_table_has_no_terms(tmp_path, records):
-    attach_subjects(records, tmp_path)      # no subjects/ or questions/ folder at all
-    assert not any(r.subjects or r.questions for r in records)
+    attach_subjects(records, tmp_path)      # no subjects/, questions/ or english/ folder at all
+    assert not any(r.subjects or r.questions or r.english for r in records)
 
 
 def test_every_clause_has_questions_people_ask(linked_records):
@@ -184,3 +184,46 @@ def test_the_index_lists_the_clauses_own_titles(site):
     intro = re.search(r"<p>查找条款用的词：(.*?)</p>", mahjong)
     assert intro and "另一译本" not in intro.group(1)          # the mahjong rules have no other translation
     assert "另一译本" in re.search(r"<p>查找条款用的词：(.*?)</p>", hans).group(1)
+
+
+def test_every_clause_of_the_three_books_has_english_phrases(linked_records):
+    """What an English speaker calls each clause: five to eight lowercase phrases, none repeated."""
+    with_words = [r for r in linked_records if (r.title_hans or r.text_hans) and not (r.work == "laws1997" and r.twin)]
+    assert with_words and all(5 <= len(r.english) <= 8 for r in with_words), \
+        [r.id for r in with_words if not 5 <= len(r.english) <= 8][:5]
+    assert all(re.fullmatch(r"[a-z0-9][a-z0-9 '\-]*", p) for r in with_words for p in r.english)
+
+
+def test_an_english_question_finds_the_clause_its_phrases_describe(engine_fixture):
+    """Words only the English phrases hold, in any inflection (left, dropped, revoked)."""
+    eng = engine_fixture
+    assert [r["id"] for r in eng.search("dummy leaves the table", limit=1)] == ["cbr1999:43A2b"]
+    assert [r["id"] for r in eng.search("defender dropped a card face up", limit=1)] == ["cbr1999:49"]
+    assert [r["id"] for r in eng.search("dummy left his seat", limit=1)] == ["cbr1999:43A2b"]
+
+
+def test_a_chinese_word_does_not_read_the_english_phrases(engine_fixture):
+    """罚张's English synonym (penalty card) is not looked for in the English phrases: clauses that
+    only they tie to penalty cards come back for the English words, not for 罚张."""
+    eng = engine_fixture
+    english = eng.ranker.post["english"]
+    only_english = {eng.docs[d]["id"] for d in set(english["penalty"]) & set(english["card"])
+                    if "罚张" not in eng.ranker.phrase_text(d)}
+    by_english = {r["id"] for r in eng.search("penalty card", limit=300)}
+    by_chinese = {r["id"] for r in eng.search("罚张", limit=300)}
+    assert only_english & by_english - by_chinese
+
+
+@pytest.mark.parametrize("cell, message", [
+    ("revoke; ; revoked", "an empty English phrase"),
+    ("revoke; two trick penalty; revoke", "English phrase 'revoke' is given twice"),
+])
+def test_a_bad_english_phrase_names_file_and_line(tmp_path, records, cell, message):
+    shutil.copytree(DATA_DIR / "english", tmp_path / "english")
+    path = english_table("cbr1999").file(tmp_path)
+    lines = path.read_text(encoding="utf-8").splitlines()
+    n = next(i for i, line in enumerate(lines, 1) if line.startswith("cbr1999:61A\t"))
+    lines[n - 1] = f"cbr1999:61A\t{cell}"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(KbError, match=rf"english/cbr1999\.tsv:{n}: {re.escape(message)}"):
+        attach_subjects(records, tmp_path)

@@ -165,6 +165,21 @@
     }
     return out;
   };
+  // An English word's stem (analysis.stem): plural, past, -ing, -ly and a final e fall away.
+  Engine.prototype.stem = function (word) {
+    var w = Object.prototype.hasOwnProperty.call(this.Q.irregular, word) ? this.Q.irregular[word] : word;
+    if (w.length <= 3 || !/^[a-z]+$/i.test(w)) return w;
+    var end = function (suf) { return w.slice(-suf.length) === suf; };
+    if ((end("ies") || end("ied")) && w.length > 4) w = w.slice(0, -3) + "y";
+    else if (end("ing") && w.length > 5) w = w.slice(0, -3);
+    else if (end("ed") && w.length > 4) w = w.slice(0, -2);
+    else if (end("es") && w.length > 4 && "sxzh".indexOf(w[w.length - 3]) >= 0) w = w.slice(0, -2);
+    else if (end("s") && "su".indexOf(w[w.length - 2]) < 0) w = w.slice(0, -1);
+    else if (end("ly") && w.length > 5) w = w.slice(0, -2);
+    if (w.length > 3 && w[w.length - 1] === w[w.length - 2] && "lsz".indexOf(w[w.length - 1]) < 0) w = w.slice(0, -1);
+    if (w.length > 3 && end("e")) w = w.slice(0, -1);
+    return w;
+  };
   // {words: [[word, start, end]], bigrams, unigrams} of a text (analysis.analyze).
   Engine.prototype.analyze = function (text) {
     var cache = this.pass.analysis, hit = cache.get(text);
@@ -172,7 +187,7 @@
     var norm = this.normalize(text), words = [], bigrams = [], unigrams = [], self = this, NEG = this.Q.neg;
     runs(norm).forEach(function (r) {
       var run = r[0], s = r[1];
-      if (!r[3]) { words.push([run, s, s + run.length]); bigrams.push(run); return; }
+      if (!r[3]) { var st = self.stem(run); words.push([st, s, s + run.length]); bigrams.push(st); return; }
       var negated = new Array(run.length).fill(false), toks = self.cutRun(run), pos = 0, k = 0;
       while (k < toks.length) {
         var w = toks[k], start = pos;
@@ -321,15 +336,17 @@
   Engine.prototype.known = function (s) {
     if (this.contained(s).size) return true;
     for (var i = 0; i < this.wordFields.length; i++) if (this.posting(this.wordFields[i], s).length) return true;
-    return s.indexOf(" ") >= 0 && this.wordScores(s).size > 0;
+    return (s.indexOf(" ") >= 0 || /^[\x00-\x7f]+$/.test(s)) && this.wordScores(s).size > 0;
   };
-  Engine.prototype.wordScores = function (s) {
+  // rank.word_scores: the English phrases' field only if ``english`` (a word typed in English)
+  Engine.prototype.wordScores = function (s, english) {
     var words = uniq(this.wordsOf(s)), acc = new Map(), have = new Map(), self = this;
     if (!words.length) return acc;
-    var fields = this.R.wordFields;
+    var fields = this.R.wordFields, skip = english === false ? this.R.englishField : null;
     words.forEach(function (w) {
       var seen = new Set();
       Object.keys(fields).forEach(function (f) {
+        if (f === skip) return;
         self.bm25(f, w).forEach(function (sc, d) { add(acc, d, fields[f] * sc); seen.add(d); });
       });
       seen.forEach(function (d) { add(have, d, 1); });
@@ -344,10 +361,10 @@
     return acc;
   };
   Engine.prototype.groupScores = function (g) {
-    var best = new Map(), self = this, GW = this.R.gramWeight;
+    var best = new Map(), self = this, GW = this.R.gramWeight, english = isAscii(g.label);
     g.alts.forEach(function (alt) {
       var per = new Map();
-      self.wordScores(alt[0]).forEach(function (sc, d) { add(per, d, sc); });
+      self.wordScores(alt[0], english).forEach(function (sc, d) { add(per, d, sc); });
       if (GW) self.gramScores(alt[0]).forEach(function (sc, d) { add(per, d, GW * sc); });
       per.forEach(function (sc, d) {
         sc *= alt[1];

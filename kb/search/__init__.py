@@ -31,7 +31,8 @@ The contract with the static site's search (keep these four stable):
 * ``parse_citation(query)`` / ``split_citations(query)``: the citations in a query.
 
 What the site's browser engine (kb/site/static_search.py, docs/assets/kb-engine.js) mirrors
-is exported here too: ``fold`` and ``analyze`` (words, bigrams, unigrams), ``load_mined``,
+is exported here too: ``fold`` and ``analyze`` (words, bigrams, unigrams; English words by
+their stem, ``IRREGULAR`` its table of past forms), ``load_mined``,
 the query grammar (``STOPWORDS``, ``QUESTION_PREFIXES``, ``NEGATION_FORMS``, ``NEGATORS``,
 ``PHRASE_RE``, ``COUNTED_RE``, ``DEFINITION_RES`` ...), the citation grammar
 (``CITATION_PATTERNS`` ...), the ranking constants (``RANKING``) and the definition test's
@@ -65,6 +66,7 @@ _EXPORTS = {
     "analyze": "kb.search.analysis",
     "NEGATORS": "kb.search.analysis",
     "NEG": "kb.search.analysis",
+    "IRREGULAR": "kb.search.analysis",
     "GENERIC_FREQ": "kb.search.lexicon",
     "load_mined": "kb.search.synonyms",
     "CITATION_PATTERNS": "kb.search.citations",

@@ -5,7 +5,8 @@ lowercase) without changing its length, so offsets point into the original strin
 Traditional and Simplified text meet on the same terms.
 
 * words: runs of ideographs cut by the search lexicon (jieba's algorithm, see
-  ``lexicon``); runs of ASCII letters/digits are one word each. A single-character
+  ``lexicon``); runs of ASCII letters/digits are one word each, an English word by its stem
+  (``stem``: leaves, left, leaving -> leav; exposed, exposes -> expos). A single-character
   negator (不 未 没 无 非 勿 别) cut off before a word is joined to it (不 + 判罚 ->
   不判罚), and the word after a negator is in its scope either way (不同意).
 * grams: every ideograph (unigram) and every pair of adjacent ideographs (bigram); a
@@ -29,7 +30,7 @@ DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "search"
 USERDICT_PATH = DATA_DIR / "userdict.txt"
 
 # Bump when tokenisation changes in a way that needs a rebuilt index.
-ANALYZER_VERSION = "4"
+ANALYZER_VERSION = "5"
 
 NEGATORS = frozenset("不未没无非勿别")
 NEG = "!"
@@ -143,6 +144,46 @@ def runs(norm: str) -> list[tuple[str, int, int, bool]]:
     return out
 
 
+# English past forms a suffix rule cannot reach: the stem of their present form.
+IRREGULAR = {"left": "leave", "led": "lead", "made": "make", "shown": "show", "saw": "see", "seen": "see",
+             "took": "take", "taken": "take", "gave": "give", "given": "give", "went": "go", "gone": "go",
+             "fell": "fall", "fallen": "fall", "said": "say", "told": "tell", "knew": "know", "known": "know",
+             "won": "win", "lost": "lose", "held": "hold", "drew": "draw", "drawn": "draw", "threw": "throw",
+             "thrown": "throw", "withdrew": "withdraw", "withdrawn": "withdraw", "forgot": "forget",
+             "forgotten": "forget", "chose": "choose", "chosen": "choose", "spoke": "speak", "spoken": "speak",
+             "broke": "break", "broken": "break", "caught": "catch", "thought": "think", "got": "get",
+             "gotten": "get", "dealt": "deal", "understood": "understand", "overtook": "overtake",
+             "mistook": "mistake", "mistaken": "mistake", "began": "begin", "begun": "begin",
+             "men": "man", "women": "woman", "children": "child"}
+
+
+def stem(word: str) -> str:
+    """A light English stemmer, the same for index and query (and the site's engine): plural,
+    past and -ing forms, -ly adverbs and a final e fall away (penalties -> penalty, dropped ->
+    drop, revoking -> revok, accidentally -> accidental); a word that is not all ASCII letters,
+    or has three letters or fewer, is kept."""
+    w = IRREGULAR.get(word, word)
+    if len(w) <= 3 or not (w.isascii() and w.isalpha()):
+        return w
+    if w.endswith(("ies", "ied")) and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("ing") and len(w) > 5:
+        w = w[:-3]
+    elif w.endswith("ed") and len(w) > 4:
+        w = w[:-2]
+    elif w.endswith("es") and len(w) > 4 and w[-3] in "sxzh":
+        w = w[:-2]
+    elif w.endswith("s") and w[-2] not in "su":
+        w = w[:-1]
+    elif w.endswith("ly") and len(w) > 5:
+        w = w[:-2]
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+        w = w[:-1]          # dropp -> drop, bidd -> bid
+    if len(w) > 3 and w.endswith("e"):
+        w = w[:-1]          # expose, exposed, exposing -> expos
+    return w
+
+
 @dataclass(frozen=True)
 class Analysis:
     """The index terms of one text."""
@@ -160,8 +201,9 @@ def analyze(text: str, lex: Lexicon) -> Analysis:
     unigrams: list[str] = []
     for run, s, _, cjk in runs(norm):
         if not cjk:
-            words.append((run, s, s + len(run)))
-            bigrams.append(run)
+            w = stem(run)
+            words.append((w, s, s + len(run)))
+            bigrams.append(w)
             continue
         negated = [False] * len(run)
         toks = lex.cut_run(run)

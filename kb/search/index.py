@@ -142,6 +142,7 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             text_hans=text, text_hant=r.get("text_hant") or text,
             context="\n".join(reversed(ancestors)),
             subjects="\n".join(index_terms(r.get("subjects") or [], r.get("questions") or [])),
+            english="\n".join(r.get("english") or []),
         )
 
 

@@ -25,7 +25,7 @@ from functools import cached_property
 from typing import Any
 
 from kb.errors import KbError
-from kb.search.analysis import NEGATORS, analyze, is_cjk, is_traditional, normalize, strip_controls
+from kb.search.analysis import NEGATORS, analyze, is_cjk, is_traditional, normalize, stem, strip_controls
 from kb.search.citations import Cite, split_citations
 from kb.search.lexicon import Lexicon
 from kb.search.snippet import mark_order
@@ -49,6 +49,8 @@ and or not the a an of to is in on for what how does do can i my if when with be
 by at from as are was were it its he his him she her they their them you your me this that there
 should would will could happen happens happened
 """.split())
+# an English query word is compared by its stem (analysis.stem), the stopwords' stems with it
+STOPWORDS = STOPWORDS | frozenset(stem(w) for w in STOPWORDS)
 QUESTION_PREFIXES = ("多少", "几")
 NEGATION_FORMS = ("不", "未", "没", "没有", "无", "非")
 

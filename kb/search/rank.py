@@ -41,7 +41,10 @@ from kb.search.parse import GENERIC_WEIGHT, Group
 
 K1 = 1.2
 B = 0.9
-WORD_FIELDS = {"title": 2.5, "text": 1.0, "context": 0.4, "subjects": 1.5}
+WORD_FIELDS = {"title": 2.5, "text": 1.0, "context": 0.4, "subjects": 1.5, "english": 2.0}
+# The records' English phrases are read for a query word typed in English only: a Chinese word's
+# English synonyms there would count again what the word itself finds in the Chinese text.
+ENGLISH_FIELD = "english"
 GRAM_WEIGHT = 0.3
 QUERY_GRAM_WEIGHT = 0.15  # the bigrams of the query as typed (across its words), as one more group
 COVERAGE_POWER = 2.0
@@ -122,10 +125,10 @@ class Ranker:
         # BM25's length normalisation of each clause in each field
         self.norm = {f: [K1 * (1 - B + B * n / self.avgdl[f]) for n in self.dl[f]] for f in self.post}
         self._bm25: dict[str, dict[str, dict[int, float]]] = {f: {} for f in self.post}  # index terms only
-        self._words: LRU[str, dict[int, float]] = LRU(cache_size)
+        self._words: LRU[tuple[str, bool], dict[int, float]] = LRU(cache_size)
         self._grams: LRU[str, dict[int, float]] = LRU(cache_size)
         self._unit_docs: LRU[tuple[str, ...], frozenset[int]] = LRU(cache_size)
-        self._groups: LRU[tuple[tuple[str, float], ...], dict[int, float]] = LRU(cache_size)
+        self._groups: LRU[tuple[bool, tuple[tuple[str, float], ...]], dict[int, float]] = LRU(cache_size)
         self._analysis: LRU[str, Analysis] = LRU(cache_size)
         self._contained: LRU[str, frozenset[int]] = LRU(cache_size)
         self._group_docs: LRU[tuple[str, ...], int] = LRU(cache_size)
@@ -170,9 +173,10 @@ class Ranker:
         return self._texts[d]
 
     def known(self, s: str) -> bool:
-        """Some clause holds ``s`` (as words or as characters; several words all in one clause)."""
+        """Some clause holds ``s`` (as words or as characters; several words all in one clause;
+        an English word by its stem)."""
         return bool(self.contained(s)) or any(s in self.post[f] for f in WORD_FIELDS) \
-            or (" " in s and bool(self.word_scores(s)))
+            or ((" " in s or s.isascii()) and bool(self.word_scores(s)))
 
     # --- BM25 -------------------------------------------------------------------------
 
@@ -191,11 +195,12 @@ class Ranker:
         cache[term] = got
         return got
 
-    def word_scores(self, s: str) -> dict[int, float]:
-        """Word-level BM25 of one string over the word fields; all its words must occur (read-only)."""
-        return self._words.get(s, lambda: self._word_scores(s))
+    def word_scores(self, s: str, english: bool = True) -> dict[int, float]:
+        """Word-level BM25 of one string over the word fields (the English phrases too if
+        ``english``); all its words must occur (read-only)."""
+        return self._words.get((s, english), lambda: self._word_scores(s, english))
 
-    def _word_scores(self, s: str) -> dict[int, float]:
+    def _word_scores(self, s: str, english: bool = True) -> dict[int, float]:
         words = list(dict.fromkeys(w for w, _, _ in self.analysis(s).words))
         if not words:
             return {}
@@ -204,6 +209,8 @@ class Ranker:
         for w in words:
             seen: set[int] = set()
             for f, boost in WORD_FIELDS.items():
+                if f == ENGLISH_FIELD and not english:
+                    continue
                 for d, sc in self.bm25(f, w).items():
                     acc[d] += boost * sc
                     seen.add(d)
@@ -228,13 +235,14 @@ class Ranker:
 
     def group_scores(self, g: Group) -> dict[int, float]:
         """Best string of the group per clause, word and gram channels added (read-only)."""
-        return self._groups.get(tuple(g.alts), lambda: self._group_scores(g))
+        return self._groups.get((g.label.isascii(), tuple(g.alts)), lambda: self._group_scores(g))
 
     def _group_scores(self, g: Group) -> dict[int, float]:
         best: dict[int, float] = {}
+        english = g.label.isascii()   # a word typed in English
         for s, weight in g.alts:
             per: defaultdict[int, float] = defaultdict(float)
-            for d, sc in self.word_scores(s).items():
+            for d, sc in self.word_scores(s, english).items():
                 per[d] += sc
             if GRAM_WEIGHT:
                 for d, sc in self.gram_scores(s).items():
@@ -253,7 +261,7 @@ class Ranker:
             wb: dict[int, float] = {}
             gb: dict[int, float] = {}
             for s, weight in g.alts:
-                for d, sc in self.word_scores(s).items():
+                for d, sc in self.word_scores(s, g.label.isascii()).items():
                     wb[d] = max(wb.get(d, 0.0), weight * sc)
                 for d, sc in self.gram_scores(s).items():
                     gb[d] = max(gb.get(d, 0.0), weight * sc)
@@ -474,4 +482,5 @@ RANKING = {"k1": K1, "b": B, "wordFields": WORD_FIELDS, "gramWeight": GRAM_WEIGH
            "queryGramWeight": QUERY_GRAM_WEIGHT, "coveragePower": COVERAGE_POWER,
            "strictTier": STRICT_TIER, "unitEvidence": UNIT_EVIDENCE, "domainShare": DOMAIN_SHARE,
            "domainPenalty": DOMAIN_PENALTY, "candidates": CANDIDATES, "fusion": FUSION,
-           "contextCover": CONTEXT_COVER, "titleBonus": TITLE_BONUS}
+           "contextCover": CONTEXT_COVER, "titleBonus": TITLE_BONUS,
+           "englishField": ENGLISH_FIELD}

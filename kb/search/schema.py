@@ -10,7 +10,8 @@ text is cut (t2s changes the characters jieba sees; 不 + 判罚 -> 不判罚 ma
 Fields: ``id`` (ID, stored, unique), ``work`` (ID, stored), the display fields (STORED);
 ``title`` (title_hans), ``text`` (text_hans), ``context`` (the ancestors' titles, also
 stored), ``subjects`` (the record's subject-index terms and the questions people ask that it
-answers, kb/subjects.py, one per line, also stored): TEXT, jieba words
+answers, kb/subjects.py, one per line, also stored), ``english`` (the record's English phrases,
+one per line; English words by their stem): TEXT, jieba words
 with sequential positions, so whoosh phrase queries work; ``bigram`` and ``unigram`` (TEXT
 without positions, fed title + text + subjects): the
 negation-marked character grams, with their frequencies; ``counts`` (STORED): each text
@@ -32,7 +33,7 @@ from kb.errors import KbError
 from kb.search.analysis import Analysis, analyze
 from kb.search.lexicon import Lexicon
 
-WORD_FIELDS = ("title", "text", "context", "subjects")
+WORD_FIELDS = ("title", "text", "context", "subjects", "english")
 GRAM_FIELDS = ("bigram", "unigram")
 COUNTS = "counts"   # the stored field of each text field's term frequencies
 STORED = ("level", "pathkey", "order", "law", "citation", "citation_hant", "parent", "twin", "tai",

@@ -234,7 +234,7 @@ class StaticIndex:
             "query": {
                 "stopwords": sorted(ks.STOPWORDS), "questionPrefixes": list(ks.QUESTION_PREFIXES),
                 "negationForms": list(ks.NEGATION_FORMS), "negators": "".join(sorted(ks.NEGATORS)),
-                "neg": ks.NEG, "phrase": js_regex(ks.PHRASE_RE), "quotes": ks.QUOTES,
+                "neg": ks.NEG, "irregular": ks.IRREGULAR, "phrase": js_regex(ks.PHRASE_RE), "quotes": ks.QUOTES,
                 "counted": js_regex(ks.COUNTED_RE), "numerals": ks.NUMERALS,
                 "definition": [js_regex(p) for p in ks.DEFINITION_RES],
                 "maxGroups": ks.MAX_GROUPS, "maxQuery": ks.MAX_QUERY_CHARS,
