@@ -411,6 +411,9 @@ def test_meaningful_verbs_are_not_stopwords(engine: SearchEngine):
     # the clauses on a barred player who calls: 37 (the penalty) and 35B (the call stands if not caught)
     top = ids(engine.search("被罚不叫的人又叫了牌", limit=5))
     assert {"cbr1999:37", "cbr1999:35B"} & set(top[:3]) and "cbr1999:37" in top
+    # 跟 is "follow (suit)" at the table, not only "and": the rule on following suit answers it
+    assert "跟" in [g.label for g in engine.parse("有这门花色必须跟吗").groups]
+    assert "cbr1999:44C" in ids(engine.search("手上有這門花色一定要跟嗎", limit=3))
 
 
 # --- ranking and results --------------------------------------------------------------

@@ -39,7 +39,7 @@ GENERIC_WEIGHT = 0.7   # words of everyday language (not curated, frequent in ji
 
 # Query-only stopwords: question words and particles (the index keeps every word).
 STOPWORDS = frozenset("""
-的 了 吗 呢 么 吧 啊 呀 哦 嘛 是 这 那 这个 那个 个 地 得 着 过 和 与 及 或 或者 跟
+的 了 吗 呢 么 吧 啊 呀 哦 嘛 是 这 那 这个 那个 个 地 得 着 过 和 与 及 或 或者
 怎么 怎么样 怎样 如何 什么 啥 哪 哪些 哪个 哪里 为什么 为何 请问 请 一下 一般
 可以 可不可以 能否 能不能 是否 是不是 会不会 要不要 该怎么 怎么办 咋 咋办
 时候 的话 有没有 还是 么样 行不行 对不对 对吗 算不算
