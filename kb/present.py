@@ -34,4 +34,6 @@ def format_record(rec: Record, records: list[Record] | None = None) -> str:
         lines.append("索引词: " + "、".join(rec.subjects))
     if rec.questions:
         lines.append("问法: " + " | ".join(rec.questions))
+    if rec.english:
+        lines.append("英文检索词: " + "; ".join(rec.english))
     return "\n".join(lines)

@@ -227,3 +227,10 @@ def test_a_bad_english_phrase_names_file_and_line(tmp_path, records, cell, messa
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(KbError, match=rf"english/cbr1999\.tsv:{n}: {re.escape(message)}"):
         attach_subjects(records, tmp_path)
+
+
+def test_kb_show_lists_the_english_phrases(linked_records):
+    from kb.present import format_record
+    rec = next(r for r in linked_records if r.id == "cbr1999:43A2b")
+    shown = format_record(rec)
+    assert "英文检索词: " + "; ".join(rec.english) in shown and rec.english
