@@ -6,6 +6,8 @@ built site on a plain static file server.
 """
 from __future__ import annotations
 
+import re
+
 import pytest
 from kbbrowser import DESKTOP, PHONE, new_page
 
@@ -138,6 +140,59 @@ def test_all_results_stays_in_reach_in_the_header_box_on_a_phone(browser, static
         top, link = panel.bounding_box(), more.bounding_box()
         assert top and link and link["y"] - top["y"] < 40 and more.is_visible(), (scroll, top, link)
     assert pg.evaluate("document.querySelector('.kb-hsearch-panel').scrollTop") > 0   # the list did scroll
+    context.close()
+    assert not errors, errors
+
+
+def test_a_tap_anywhere_on_a_result_opens_its_clause(browser, static_site):
+    """A thumb need not hit the citation: a tap on a result's text opens its clause, a tap on the
+    twin's citation opens the twin."""
+    context, pg, errors = new_page(browser, PHONE)
+    pg.goto(f"{static_site}/hans/cbr1999/law-62/", wait_until="load")
+    pg.click(".kb-hsearch-open")
+    pg.fill(".kb-hsearch-input", "dummy leaves the table")
+    pg.wait_for_selector(".kb-hsearch ol[data-kb-state=done]", state="attached")
+    first = pg.locator(".kb-hsearch-panel li.kb-result").first
+    want = first.locator(".kb-result-head a.kb-result-cite").get_attribute("href")
+    assert want and "#" in want
+    box = first.locator(".kb-result-snippet").bounding_box()
+    assert box
+    pg.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)   # the text, not the link
+    pg.wait_for_url(re.compile(re.escape(want.split("/#")[1]) + "$"))
+    assert pg.url.endswith("#" + want.split("#")[1])
+    pg.goto(f"{static_site}/hans/cbr1999/law-62/", wait_until="load")
+    pg.click(".kb-hsearch-open")
+    pg.fill(".kb-hsearch-input", "明手离座")
+    pg.wait_for_selector(".kb-hsearch ol[data-kb-state=done]", state="attached")
+    twin = pg.locator(".kb-hsearch-panel .kb-result-twin a.kb-result-cite").first
+    href = twin.get_attribute("href")
+    assert href and "laws1997" in href
+    box = twin.bounding_box()
+    assert box
+    pg.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    pg.wait_for_url(re.compile(".*laws1997.*#.+"))
+    context.close()
+    assert not errors, errors
+
+
+def test_back_from_a_result_brings_the_question_back(browser, static_site):
+    """A director opens one candidate clause, goes Back, and finds the question and its results
+    waiting in the header box; a page reached otherwise starts with an empty box."""
+    context, pg, errors = new_page(browser, PHONE)
+    start = f"{static_site}/hans/cbr1999/law-62/"
+    pg.goto(start, wait_until="load")
+    pg.click(".kb-hsearch-open")
+    pg.fill(".kb-hsearch-input", "defender dropped a card")
+    pg.wait_for_selector(".kb-hsearch ol[data-kb-state=done]", state="attached")
+    pg.locator(".kb-hsearch-panel a.kb-result-cite").first.click()
+    pg.wait_for_url(re.compile(".*#.+"))
+    assert not pg.url.startswith(start)
+    pg.go_back(wait_until="load")
+    pg.wait_for_selector(".kb-hsearch ol[data-kb-state=done]", state="attached")
+    assert pg.input_value(".kb-hsearch-input") == "defender dropped a card"
+    assert pg.locator(".kb-hsearch-panel").is_visible() and pg.locator(".kb-hsearch-panel li.kb-result").count()
+    pg.goto(start, wait_until="load")          # not Back: nothing reopens
+    assert pg.input_value(".kb-hsearch-input") == "" and pg.locator(".kb-hsearch-panel").is_hidden()
     context.close()
     assert not errors, errors
 

@@ -84,6 +84,18 @@ def test_the_traditional_edition_writes_notes_and_link_titles_in_traditional(bui
     assert titles and not [t for t in titles if any(c in t for c in "计铳赔")], titles[:5]
 
 
+def test_headings_permalinks_and_the_description_speak_the_editions_script(built):
+    """No English tooltip on a heading's ¶ (Python-Markdown says "Permanent link"), and the page
+    description a search engine or a shared link shows is in the edition's own script."""
+    _, site = built
+    for edition, title, description in (("hans", "本条链接", "中国桥牌竞赛规则"), ("hant", "本條連結", "中國橋牌競賽規則")):
+        for url in ("cbr1999/law-45", "twmj16/patterns", "search"):
+            html = page(site, edition, url)
+            assert "Permanent link" not in html, (edition, url)
+            assert re.search(rf'<meta name="description" content="{description}', html), (edition, url)
+        assert f'title="{title}">¶' in page(site, edition, "cbr1999/law-45")
+
+
 def test_compare_and_mahjong_pages(built):
     _, site = built
     cmp = page(site, "hans", "compare/law-45")

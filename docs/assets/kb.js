@@ -275,6 +275,7 @@
   function readingWork(labels) { return workOf(location.href.slice(root.length).split(/[\/?#]/)[0], labels); }
 
   // --- the header box on every page -------------------------------------------------------
+  var KEPT = "kb-hsearch-kept";   // sessionStorage: the question whose result was opened, and from where
   function header() {
     var form = document.querySelector("form[data-kb-hsearch]");
     if (!form) return;
@@ -319,9 +320,28 @@
       if (!form.contains(event.target)) close();
     });
     // A result on this very page only scrolls to its clause: the panel must not stay over it.
+    // The question is kept for this tab, so that Back from the clause opens it again (a director
+    // comparing two candidate clauses does not type it twice).
     list.addEventListener("click", function (event) {
-      if (event.target.closest && event.target.closest("a")) { close(); input.blur(); }
+      if (event.target.closest && event.target.closest("a")) {
+        try { sessionStorage.setItem(KEPT, JSON.stringify({ q: input.value, from: location.href })); } catch (e) {}
+        close(); input.blur();
+      }
     });
+    function reopen() {
+      var kept = null;
+      try { kept = JSON.parse(sessionStorage.getItem(KEPT) || "null"); } catch (e) {}
+      if (!kept || kept.from !== location.href || !String(kept.q || "").trim()) return;
+      input.value = kept.q;
+      form.classList.add("kb-hsearch--open");
+      panel.hidden = false;
+      more.textContent = labels.more;
+      more.href = searchPage(kept.q.trim(), lead);
+      run(kept.q, "", lead);
+    }
+    var nav = window.performance && performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
+    if (nav && nav.type === "back_forward") reopen();
+    window.addEventListener("pageshow", function (event) { if (event.persisted) reopen(); });
     input.addEventListener("keydown", function (event) {
       if (event.key === "Escape") { close(); input.blur(); }
     });

@@ -124,6 +124,26 @@ def _work_choices(text: str) -> str:
     return text.replace("KB_WORK_OPTIONS", options).replace("KB_WORK_LABELS", labels)
 
 
+# What a heading's ¶ link says when pointed at (Python-Markdown's toc says "Permanent link").
+PERMALINK_TITLE = "本条链接"
+
+
+def edition_settings(script: str) -> dict:
+    """The settings of mkdocs.yml that are words, in the edition's script: the site's name and
+    description, and the toc extension's permalink title (the rest of the list as it is)."""
+    import yaml
+
+    base = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    conv = to_hant if script == "hant" else (lambda t: t)
+    extensions = []
+    for ext in base["markdown_extensions"]:
+        if isinstance(ext, dict) and "toc" in ext:
+            ext = {"toc": dict(ext["toc"], permalink_title=conv(PERMALINK_TITLE))}
+        extensions.append(ext)
+    return {"site_name": conv(base["site_name"]), "site_description": conv(base["site_description"]),
+            "markdown_extensions": extensions}
+
+
 def fingerprinted_assets(docs: Path, index_meta: str) -> dict[str, str]:
     """Copy docs/assets/* into the edition as name.<hash>.ext; return {name: docs-relative copy}.
 
@@ -216,8 +236,7 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
                                     {"edition": "hans", "label": "简", "title": "简体中文版", "lang": "zh-Hans",
                                      "offline": to_hant(SWITCH_OFFLINE.format(other="简体版"))})},
         }
-        if script == "hant":
-            config["site_name"] = "牌規知識庫"
+        config.update(edition_settings(script))
         cfg = work / f"mkdocs-{script}.yml"
         cfg.write_text(json.dumps(config, ensure_ascii=False, indent=1), encoding="utf-8")
         jobs.append((script, cfg, work / f"mkdocs-{script}.log"))
