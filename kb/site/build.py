@@ -131,7 +131,7 @@ PERMALINK_TITLE = "本条链接"
 def edition_settings(script: str) -> dict:
     """The settings of mkdocs.yml that are words, in the edition's script: the site's name and
     description, and the toc extension's permalink title (the rest of the list as it is)."""
-    import yaml
+    import yaml  # type: ignore[import-untyped]  # (mkdocs depends on PyYAML; it ships no type hints)
 
     base = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
     conv = to_hant if script == "hant" else (lambda t: t)
