@@ -40,7 +40,7 @@ from kb.sources import sources_dir
 
 PACKAGE = Path(__file__).resolve().parent
 LOCK_WAIT_SECONDS = 900.0
-DEPENDENCIES = ("opencc", "jieba", "whoosh-reloaded", "mkdocs", "mkdocs-material", "pypinyin")
+DEPENDENCIES = ("opencc", "jieba", "whoosh-reloaded", "mkdocs", "mkdocs-material", "PyYAML", "pypinyin")
 
 
 def default_build_dir() -> Path:
