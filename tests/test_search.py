@@ -175,6 +175,18 @@ def test_a_single_character_is_marked_only_when_nothing_longer_is_asked(engine: 
     assert "<mark>胡</mark>" in engine.search("胡", limit=1)[0]["snippet"]
 
 
+def test_a_heading_or_a_lead_in_shows_the_clauses_under_it(engine: SearchEngine):
+    """64A says only 当藏牌成立时： - the result shows what follows (64A1, 64A2), as a heading with
+    no text shows its clauses; a clause with a text of its own shows that text alone."""
+    def snippet(q: str, rid: str) -> str:
+        return plain_snippet(next(r for r in engine.search(q, limit=10) if r["id"] == rid)["snippet"])
+    assert snippet("64A", "cbr1999:64A") == "当藏牌成立时：64A1 违规者赢得藏牌墩；64A2 违规者未赢得藏牌墩"
+    assert snippet("第64条", "cbr1999:64").startswith("64A 判罚；64B ")
+    assert "；" not in snippet("64A1", "cbr1999:64A1")
+    hant = engine.search("64A", limit=1, script="hant")[0]["snippet"]
+    assert plain_snippet(hant) == "當藏牌成立時：64A1 違規者贏得藏牌墩；64A2 違規者未贏得藏牌墩"
+
+
 def test_fullwidth_query(engine: SearchEngine):
     r = engine.search("第４５条Ｃ款４（ｂ）")
     assert ids(r)[:1] == ["cbr1999:45C4b"] and r[0]["twins"][0]["id"] == "laws1997:45C4b"

@@ -135,3 +135,12 @@ def test_the_definition_patterns_are_the_engines():
     for after in DEFINES_AFTER:
         assert defines(doc(f"甲罚张{after}乙。"), "罚张"), after
     assert not defines(doc("甲说罚张乙。"), "罚张")
+
+
+@pytest.mark.parametrize("edition", ["hans", "hant"])
+def test_a_lead_in_shows_its_clauses_in_the_browser_too(built, site, edition):
+    """64A (当藏牌成立时：) shows 64A1 and 64A2 after it, in the site's results as in the API's."""
+    got = run_node(site, ["64A"], "search", edition)[0][0]
+    want = search("64A", limit=1, script=edition, records_path=built / "records.jsonl", index_dir=built / "index")[0]
+    assert got["id"] == want["id"] == "cbr1999:64A"
+    assert got["snippet"] == want["snippet"] and "64A1" in got["snippet"] and "64A2" in got["snippet"]

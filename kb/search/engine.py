@@ -26,7 +26,7 @@ from kb.search.index import IndexData, open_index
 from kb.search.parse import GENERIC_WEIGHT, Group, ParsedQuery, QueryParser, clean_query, unquoted
 from kb.search.rank import CACHE_SIZE, LRU, Ranker
 from kb.search.schema import bare_heading
-from kb.search.snippet import highlight, normal_form, outline
+from kb.search.snippet import highlight, normal_form, shown_text
 from kb.search.synonyms import Synonyms, load_synonyms
 
 MAX_LIMIT = 1000
@@ -326,9 +326,10 @@ class SearchEngine:
         title = (d["title_hant"] if hant else d["title_hans"]) or ""
         text = (d["text_hant"] if hant else d["text_hans"]) or ""
         citation = d["citation_hant"] if hant else d["citation"]
-        if not text and self.children.get(n):      # a heading: its clauses stand for its text
-            text = outline([(c["citation_hant"] if hant else c["citation"], (c["title_hant"] if hant else c["title_hans"]) or "")
-                            for c in (self.docs[k] for k in self.children[n])])
+        if self.children.get(n):      # a heading or a lead-in: its clauses show (snippet.shown_text)
+            text = shown_text(text, [(c["citation_hant"] if hant else c["citation"],
+                                      (c["title_hant"] if hant else c["title_hans"]) or "")
+                                     for c in (self.docs[k] for k in self.children[n])])
         shown = text or title
         norm = self._display.get((n, hant))
         if norm is None:

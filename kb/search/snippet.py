@@ -95,6 +95,19 @@ def outline(children: list[tuple[str, str]]) -> str:
     return "；".join(f"{c} {t}".strip() for c, t in children)
 
 
+def shown_text(text: str, children: list[tuple[str, str]]) -> str:
+    """What a result shows of a clause with clauses under it (``children``: citation and title of
+    each): a heading with no text, its clauses; a lead-in ending in a colon, itself and then its
+    clauses (当藏牌成立时：64A1 违规者赢得藏牌墩；64A2 …), so the answer's place shows; else its text."""
+    if not children:
+        return text
+    if not text:
+        return outline(children)
+    if text.rstrip().endswith(("：", ":")):
+        return text.rstrip() + outline(children)
+    return text
+
+
 def plain_snippet(snippet: str) -> str:
     """A snippet without <mark> tags and entities, for people at a terminal."""
     return html.unescape(snippet.replace("<mark>", "").replace("</mark>", ""))

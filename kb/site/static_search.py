@@ -40,7 +40,7 @@ from kb.search.analysis import search_form
 from kb.search.index import read_documents
 from kb.search.lexicon import Lexicon
 from kb.search.schema import index_terms
-from kb.search.snippet import outline
+from kb.search.snippet import shown_text
 from kb.site.layout import Layout
 
 INDEX_DIR = "idx"
@@ -268,9 +268,9 @@ class StaticIndex:
                 place = self.layout.place[rec.id]
                 title = (rec.title_hant if hant else rec.title_hans) or rec.title_hans
                 text = (rec.text_hant if hant else rec.text_hans) or rec.text_hans
-                if not text and rec.id in children:    # a heading: its clauses stand for its text (engine.py)
-                    text = outline([(to_hant(c.citation) if hant else c.citation,
-                                     (c.title_hant if hant else c.title_hans) or "") for c in children[rec.id]])
+                if rec.id in children:    # a heading or a lead-in: its clauses show (engine.py)
+                    text = shown_text(text, [(to_hant(c.citation) if hant else c.citation,
+                                              (c.title_hant if hant else c.title_hans) or "") for c in children[rec.id]])
                 if rec.tai:
                     block["tai"][str(k)] = rec.tai
                 block["citation"].append(to_hant(rec.citation) if hant else rec.citation)
