@@ -301,15 +301,16 @@
       location.href = searchPage(input.value.trim(), lead);
     });
     input.addEventListener("focus", function () { engineSoon(); });
+    function show(q) {
+      panel.hidden = !q.trim();
+      more.textContent = labels.more;
+      more.href = searchPage(q.trim(), lead);
+      run(q, "", lead);
+    }
     input.addEventListener("input", function () {
       clearTimeout(timer);
       var q = input.value;
-      timer = setTimeout(function () {
-        panel.hidden = !q.trim();
-        more.textContent = labels.more;
-        more.href = searchPage(q.trim(), lead);
-        run(q, "", lead);
-      }, 200);
+      timer = setTimeout(function () { show(q); }, 200);
     });
     open.addEventListener("click", function () {
       form.classList.add("kb-hsearch--open");
@@ -334,10 +335,7 @@
       if (!kept || kept.from !== location.href || !String(kept.q || "").trim()) return;
       input.value = kept.q;
       form.classList.add("kb-hsearch--open");
-      panel.hidden = false;
-      more.textContent = labels.more;
-      more.href = searchPage(kept.q.trim(), lead);
-      run(kept.q, "", lead);
+      show(kept.q);
     }
     var nav = window.performance && performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
     if (nav && nav.type === "back_forward") reopen();

@@ -87,6 +87,11 @@ class Group:
     def strings(self) -> list[str]:
         return [a for a, _ in self.alts]
 
+    @property
+    def english(self) -> bool:
+        """The word was typed in English (its clauses' English phrases count for it)."""
+        return self.label.isascii()
+
 
 @dataclass
 class ParsedQuery:

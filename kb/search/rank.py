@@ -235,14 +235,13 @@ class Ranker:
 
     def group_scores(self, g: Group) -> dict[int, float]:
         """Best string of the group per clause, word and gram channels added (read-only)."""
-        return self._groups.get((g.label.isascii(), tuple(g.alts)), lambda: self._group_scores(g))
+        return self._groups.get((g.english, tuple(g.alts)), lambda: self._group_scores(g))
 
     def _group_scores(self, g: Group) -> dict[int, float]:
         best: dict[int, float] = {}
-        english = g.label.isascii()   # a word typed in English
         for s, weight in g.alts:
             per: defaultdict[int, float] = defaultdict(float)
-            for d, sc in self.word_scores(s, english).items():
+            for d, sc in self.word_scores(s, g.english).items():
                 per[d] += sc
             if GRAM_WEIGHT:
                 for d, sc in self.gram_scores(s).items():
@@ -261,7 +260,7 @@ class Ranker:
             wb: dict[int, float] = {}
             gb: dict[int, float] = {}
             for s, weight in g.alts:
-                for d, sc in self.word_scores(s, g.label.isascii()).items():
+                for d, sc in self.word_scores(s, g.english).items():
                     wb[d] = max(wb.get(d, 0.0), weight * sc)
                 for d, sc in self.gram_scores(s).items():
                     gb[d] = max(gb.get(d, 0.0), weight * sc)

@@ -124,23 +124,21 @@ def _work_choices(text: str) -> str:
     return text.replace("KB_WORK_OPTIONS", options).replace("KB_WORK_LABELS", labels)
 
 
-# What a heading's ¶ link says when pointed at (Python-Markdown's toc says "Permanent link").
-PERMALINK_TITLE = "本条链接"
-
-
 def edition_settings(script: str) -> dict:
-    """The settings of mkdocs.yml that are words, in the edition's script: the site's name and
-    description, and the toc extension's permalink title (the rest of the list as it is)."""
+    """The settings of mkdocs.yml that are words, in the Traditional edition's script: the site's
+    name and description, and the toc extension's permalink title (the rest of the list as it is);
+    the Simplified edition reads them from mkdocs.yml as they are."""
+    if script != "hant":
+        return {}
     import yaml  # type: ignore[import-untyped]  # (mkdocs depends on PyYAML; it ships no type hints)
 
     base = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
-    conv = to_hant if script == "hant" else (lambda t: t)
     extensions = []
     for ext in base["markdown_extensions"]:
         if isinstance(ext, dict) and "toc" in ext:
-            ext = {"toc": dict(ext["toc"], permalink_title=conv(PERMALINK_TITLE))}
+            ext = {"toc": dict(ext["toc"], permalink_title=to_hant(ext["toc"]["permalink_title"]))}
         extensions.append(ext)
-    return {"site_name": conv(base["site_name"]), "site_description": conv(base["site_description"]),
+    return {"site_name": to_hant(base["site_name"]), "site_description": to_hant(base["site_description"]),
             "markdown_extensions": extensions}
 
 
