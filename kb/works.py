@@ -7,6 +7,7 @@ the work that translates the same original with the same lettering (its twin).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -101,6 +102,30 @@ def of_kind(kind: str) -> tuple[Work, ...]:
 def twin_of(work_id: str) -> str | None:
     """The other translation with the same lettering, or None."""
     return get(work_id).twin or None
+
+
+def holdings(laws: Iterable[tuple[str, int | None]]) -> str:
+    """What the knowledge base holds, in one Simplified sentence for a reader who found nothing
+    (Law 16 is not here): each work of the registry that has records, with its laws as runs of
+    numbers. ``laws``: (work, law) of every record (law None for a sectioned work's clauses)."""
+    held: dict[str, set[int]] = {}
+    for work, law in laws:
+        held.setdefault(work, set())
+        if law is not None:
+            held[work].add(law)
+    parts = []
+    for w in all_works():
+        if w.id not in held:
+            continue
+        runs: list[list[int]] = []
+        for n in sorted(held[w.id]):
+            if runs and n == runs[-1][1] + 1:
+                runs[-1][1] = n
+            else:
+                runs.append([n, n])
+        numbers = "、".join(str(a) if a == b else f"{a}–{b}" for a, b in runs)
+        parts.append(w.title_hans + (w.law_name(numbers) if numbers and w.law_label else ""))
+    return "本库收录：" + "；".join(parts) + "。"
 
 
 SITE_PAGES = ("terms", "patterns", "procedure", "penalties")

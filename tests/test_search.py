@@ -707,6 +707,25 @@ def test_cli_law_range_filter(capsys, session_build):
     assert main(["--laws", "abc", "藏牌"]) == 2
 
 
+def test_cli_says_what_is_held_when_nothing_is_found(capsys, session_build):
+    """Law 16 is not in these books: the director is told which laws are, not only "no results"."""
+    from kb.search.cli import main
+    for q in ("Law 16", "第16条", "规则12C1"):
+        assert main([q]) == 0
+        out = capsys.readouterr().out
+        assert out == ("no results. 本库收录：中国桥牌竞赛规则（1999）第26–71条；"
+                       "1997 年桥牌规则（另一中译本）规则41–47；台湾十六张麻将竞赛规则。\n")
+
+
+def test_holdings_runs_of_laws_in_registry_order():
+    from kb.works import holdings
+    laws = [("twmj16", None), ("laws1997", 41), ("cbr1999", 30), ("cbr1999", 28), ("cbr1999", 27),
+            ("cbr1999", 45), ("cbr1999", 45)]
+    assert holdings(laws) == ("本库收录：中国桥牌竞赛规则（1999）第27–28、30、45条；"
+                              "1997 年桥牌规则（另一中译本）规则41；台湾十六张麻将竞赛规则。")
+    assert holdings([("twmj16", None)]) == "本库收录：台湾十六张麻将竞赛规则。"
+
+
 def test_candidate_cut_does_not_change_answers(data: IndexData, monkeypatch: pytest.MonkeyPatch):
     """Re-ranking only the best raw scores is a pure speedup: identical top 10 on the tuning set."""
     from kb.search import rank

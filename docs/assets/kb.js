@@ -249,7 +249,7 @@
         var more = results.length >= asked && labels["count-more"];
         if (status) {
           status.textContent = fmt(!results.length ? labels.none : more ? labels["count-more"] : labels.count,
-                                   { q: q, n: results.length });
+                                   { q: q, n: results.length, coverage: labels.coverage || "" });
         }
         list.setAttribute("data-kb-state", "done");
         if (done) done(results, asked);

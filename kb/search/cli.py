@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from kb.errors import KbError
+from kb.works import holdings
 
 
 class _ArgError(Exception):
@@ -72,12 +73,13 @@ def parse_law_range(text: str | None) -> tuple[int, int] | None:
     return lo, hi
 
 
-def format_people(results: list[dict[str, Any]]) -> str:
-    """Numbered lines: work citation · title · snippet (tags removed) [= the twin clause]."""
+def format_people(results: list[dict[str, Any]], none: str = "no results") -> str:
+    """Numbered lines: work citation · title · snippet (tags removed) [= the twin clause];
+    ``none`` when there are no results."""
     from kb.search.snippet import plain_snippet
 
     if not results:
-        return "no results"
+        return none
     lines = []
     for i, r in enumerate(results, 1):
         parts = [f"{r['work']} {r['citation']}".strip()]
@@ -106,11 +108,13 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
     query = " ".join(args.query) if isinstance(args.query, list) else args.query
     engine = SearchEngine.open(args.records, args.index)
     opts = dict(limit=args.limit, work=args.work, script=args.script, law_range=parse_law_range(args.laws))
+    # found nothing (Law 16): say what is here, so that a director knows where not to look
+    none = "no results. " + holdings((d["work"], d["law"]) for d in engine.docs)
 
     if query != "-":
         results = engine.search(query, **opts)
         stdout.write((json.dumps(results, ensure_ascii=False) if args.json
-                      else format_people(results)) + "\n")
+                      else format_people(results, none)) + "\n")
         return 0
 
     status = 0
@@ -124,7 +128,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
         if args.json:
             stdout.write(json.dumps(results, ensure_ascii=False) + "\n")
         else:
-            stdout.write(f"# {line}\n{format_people(results)}\n")
+            stdout.write(f"# {line}\n{format_people(results, none)}\n")
         stdout.flush()
     return status
 

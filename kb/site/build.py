@@ -59,6 +59,7 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
     With ``slots``, record bodies go into it as HTML (see kb/site/mkdocs_hooks.py)."""
     layout = layout or Layout(records)
     r = Renderer(layout, script, examples, slots)
+    coverage = works.holdings((rec.work, rec.law) for rec in records)
     hand = ROOT / "docs"
     if not hand.is_dir():
         raise KbError(f"{hand}: missing (run kb from the repository checkout)")
@@ -69,7 +70,7 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         dest = docs / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix == ".md":
-            text = _work_choices(path.read_text(encoding="utf-8"))
+            text = _work_choices(path.read_text(encoding="utf-8"), coverage)
             dest.write_text(text if script == "hans" else to_hant(text), encoding="utf-8")
         else:
             shutil.copy2(path, dest)
@@ -117,10 +118,12 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
     return nav
 
 
-def _work_choices(text: str) -> str:
-    """The search page's work list and labels, from the works registry."""
+def _work_choices(text: str, coverage: str) -> str:
+    """The search page's work list and labels, from the works registry, and what the knowledge
+    base holds (``works.holdings``: said when a search finds nothing)."""
     options = "\n".join(f'<option value="{w.id}">{w.title_hans}</option>' for w in works.all_works())
-    labels = " ".join(f'data-msg-work-{w.id}="{w.title_hans}"' for w in works.all_works())
+    labels = " ".join([*(f'data-msg-work-{w.id}="{w.title_hans}"' for w in works.all_works()),
+                       f'data-msg-coverage="{coverage}"'])
     return text.replace("KB_WORK_OPTIONS", options).replace("KB_WORK_LABELS", labels)
 
 
@@ -226,7 +229,7 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
             "extra": {"kb_search_label": label, "kb_slots": str(slot_file),
                       "kb_works": {w.id: w.title(script) for w in works.all_works()},
                       "kb_search_placeholder": "检索条款" if script == "hans" else "檢索條款",
-                      "kb_header_msgs": header_messages(script),
+                      "kb_header_msgs": header_messages(script, works.holdings((r.work, r.law) for r in records)),
                       # the header's 繁/简 switch: the same page in the other edition
                       "kb_switch": ({"edition": "hant", "label": "繁", "title": "繁體中文版", "lang": "zh-Hant",
                                      "offline": SWITCH_OFFLINE.format(other="繁体版")}
@@ -259,20 +262,21 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
 
 # The header box's own wording; what it shares with the search page (searching, the twin's label)
 # is read from the search page itself (docs/search.md), so each is written once.
-HEADER_ONLY_MESSAGES = {"more": "全部结果", "none": "没有找到相关条款。"}
+HEADER_ONLY_MESSAGES = {"more": "全部结果", "none": "没有找到相关条款。{coverage}"}
 # what the 繁/简 switch says offline when this device has not kept the other edition
 SWITCH_OFFLINE = "离线时打不开{other}：这台设备还没有存下它。联网时打开一次{other}，之后离线也能用。"
 SHARED_MESSAGES = ("searching", "twin")
 
 
-def header_messages(script: str) -> dict[str, str]:
-    """The messages of the header search box in one script (data-msg-* of its form)."""
+def header_messages(script: str, coverage: str) -> dict[str, str]:
+    """The messages of the header search box in one script (data-msg-* of its form); ``coverage``:
+    what the knowledge base holds (``works.holdings``)."""
     page = (ROOT / "docs" / "search.md").read_text(encoding="utf-8")
     found = dict(re.findall(r'data-msg-([a-z-]+)="([^"]*)"', page))
     missing = [k for k in SHARED_MESSAGES if k not in found]
     if missing:
         raise KbError(f"docs/search.md: no data-msg-{missing[0]} for the header search box")
-    msgs = {**{k: found[k] for k in SHARED_MESSAGES}, **HEADER_ONLY_MESSAGES}
+    msgs = {**{k: found[k] for k in SHARED_MESSAGES}, **HEADER_ONLY_MESSAGES, "coverage": coverage}
     return msgs if script == "hans" else {k: to_hant(v) for k, v in msgs.items()}
 
 
