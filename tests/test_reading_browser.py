@@ -114,6 +114,22 @@ def test_compare_labels_visible_on_a_phone(browser, static_site, edition, labels
     assert not errors, errors
 
 
+@pytest.mark.parametrize("edition", ["hans", "hant"])
+def test_the_script_switch_is_a_thumb_sized_target_on_a_phone(browser, static_site, edition):
+    """繁/简 answers a tap anywhere in a 44 px square around its middle, and nothing else of the
+    header is under that square."""
+    context, pg, errors = new_page(browser, PHONE)
+    pg.goto(f"{static_site}/{edition}/cbr1999/law-45/", wait_until="load")
+    box = pg.locator("a.kb-hswitch").bounding_box()
+    assert box is not None
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    hits = pg.evaluate("""([x, y]) => [-22, 0, 21].flatMap(dx => [-22, 0, 21].map(dy =>
+        !!(document.elementFromPoint(x + dx, y + dy) || {closest: () => null}).closest('a.kb-hswitch')))""", [x, y])
+    assert all(hits), hits
+    context.close()
+    assert not errors, errors
+
+
 def test_the_mahjong_table_fits_a_phone(browser, static_site):
     context, pg, errors = new_page(browser, PHONE)
     pg.goto(f"{static_site}/hans/twmj16/", wait_until="load")
