@@ -81,7 +81,8 @@ class SearchEngine:
         self._parsed: LRU[tuple[str, str | None], ParsedQuery] = LRU(cache_size)
         self._defining: LRU[tuple[int, str], bool] = LRU(cache_size)
         self._normal: dict[int, tuple[str, str]] = {}
-        self._display: dict[tuple[int, bool], tuple[str, bool]] = {}   # normalized display text (bounded by the index)
+        # what a result shows of a clause in a script, and its normal form (bounded by the index)
+        self._display: dict[tuple[int, bool], tuple[str, tuple[str, bool]]] = {}
         self.children: defaultdict[int, list[int]] = defaultdict(list)   # a heading's clauses, in order
         for n, d in enumerate(self.docs):
             p = self.by_id.get(d["parent"]) if d.get("parent") else None
@@ -324,22 +325,30 @@ class SearchEngine:
         d = self.docs[n]
         hant = parsed.script == "hant"
         title = (d["title_hant"] if hant else d["title_hans"]) or ""
-        text = (d["text_hant"] if hant else d["text_hans"]) or ""
         citation = d["citation_hant"] if hant else d["citation"]
-        if self.children.get(n):      # a heading or a lead-in: its clauses show (snippet.shown_text)
-            text = shown_text(text, [(c["citation_hant"] if hant else c["citation"],
-                                      (c["title_hant"] if hant else c["title_hans"]) or "")
-                                     for c in (self.docs[k] for k in self.children[n])])
-        shown = text or title
-        norm = self._display.get((n, hant))
-        if norm is None:
-            norm = self._display[(n, hant)] = normal_form(shown)
+        got = self._display.get((n, hant))
+        if got is None:
+            got = self._display[(n, hant)] = self._display_text(n, hant)
+        shown, norm = got
         out = {"id": d["id"], "work": d["work"], "citation": citation, "title": title,
                "snippet": highlight(shown, [t for t in parsed.marks if t in self.hay[n]], ordered=True,
                                     normalized=norm)}
         if d.get("tai"):
             out["tai"] = d["tai"]       # a mahjong scoring item's 台, as the rules give it ("8", "2N")
         return out
+
+    def _display_text(self, n: int, hant: bool) -> tuple[str, tuple[str, bool]]:
+        """What a result shows of clause n in a script (a heading or a lead-in: its clauses too,
+        snippet.shown_text; else its text, or its title), and that text's normal form."""
+        d = self.docs[n]
+        title = (d["title_hant"] if hant else d["title_hans"]) or ""
+        text = (d["text_hant"] if hant else d["text_hans"]) or ""
+        if self.children.get(n):
+            text = shown_text(text, [(c["citation_hant"] if hant else c["citation"],
+                                      (c["title_hant"] if hant else c["title_hans"]) or "")
+                                     for c in (self.docs[k] for k in self.children[n])])
+        shown = text or title
+        return shown, normal_form(shown)
 
     def _result(self, n: int, score: float, parsed: ParsedQuery) -> dict[str, Any]:
         r = self._shown(n, parsed)
