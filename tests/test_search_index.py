@@ -57,11 +57,12 @@ def test_opening_reads_what_the_analysis_cuts(index_dir: Path, lex: Lexicon):
     assert [d["id"] for d in docs] == [r["id"] for r in records]
     for d, rec in zip(docs, records):
         title, text = searchable(d["title_hans"]), searchable(d["text_hans"])
-        body = analyze(title + "\n" + text + "\n" + d["subjects"], lex)
+        body = analyze(title + "\n" + text + "\n" + d["subjects"] + "\n" + d["questions"], lex)
         want = {"title": [w for w, _, _ in analyze(title, lex).words],
                 "text": [w for w, _, _ in analyze(text, lex).words],
                 "context": [w for w, _, _ in analyze(d["context"], lex).words],
                 "subjects": [w for w, _, _ in analyze(d["subjects"], lex).words],
+                "questions": [w for w, _, _ in analyze(d["questions"], lex).words],
                 "english": [w for w, _, _ in analyze("\n".join(rec.get("english") or []), lex).words],
                 "bigram": body.bigrams, "unigram": body.unigrams}
         assert d["counts"] == {f: dict(Counter(t)) for f, t in want.items()}, d["id"]

@@ -99,11 +99,14 @@ def test_a_work_without_a_table_has_no_terms(tmp_path, records):
 
 
 def test_every_clause_has_questions_people_ask(linked_records):
-    """Every record with a title or text: three or four questions, whole sentences, not its own wording."""
+    """Every record with a title or text: five to eight questions (a few words to a sentence), in
+    Simplified characters (those typed in Taiwan converted, their words kept)."""
+    from kb.normalise import to_hans
     with_words = [r for r in linked_records if r.title_hans or r.text_hans]
-    assert with_words and all(3 <= len(r.questions) <= 4 for r in with_words), \
-        [r.id for r in with_words if not 3 <= len(r.questions) <= 4][:5]
-    assert all(q.strip() == q and "|" not in q and 6 <= len(q) <= 30 for r in with_words for q in r.questions)
+    assert with_words and all(5 <= len(r.questions) <= 8 for r in with_words), \
+        [r.id for r in with_words if not 5 <= len(r.questions) <= 8][:5]
+    assert all(q.strip() == q and "|" not in q and 2 <= len(q) <= 40 for r in with_words for q in r.questions)
+    assert [q for r in with_words for q in r.questions if to_hans(q) != q] == []
     assert all(not r.questions for r in linked_records if not (r.title_hans or r.text_hans))
 
 
@@ -112,7 +115,7 @@ def test_search_finds_a_clause_by_the_way_people_ask(engine_fixture):
     """A question held only by a clause's questions finds it (words of neither its title, its
     text nor its terms)."""
     n = engine_fixture.by_id["cbr1999:27B2"]
-    asked = next(q for q in engine_fixture.docs[n]["subjects"].split("\n") if q == "叫低后改叫别的罚啥")
+    asked = next(q for q in engine_fixture.docs[n]["questions"].split("\n") if q == "叫低后改叫别的罚啥")
     assert asked not in engine_fixture.docs[n]["text_hans"]
     assert "cbr1999:27B2" in [r["id"] for r in engine_fixture.search(asked, limit=3)]
 

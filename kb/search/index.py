@@ -40,12 +40,12 @@ from kb.errors import KbError
 from kb.normalise import to_hant
 from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, is_cjk, normalize, read_userdict, searchable
 from kb.search.lexicon import Lexicon
-from kb.search.schema import COUNTS, GRAM_FIELDS, STORED, WORD_FIELDS, index_terms, make_schema, term_counts
+from kb.search.schema import COUNTS, GRAM_FIELDS, STORED, WORD_FIELDS, make_schema, term_counts
 from kb.search.synonyms import CURATED_PATHS, SYNONYMS_PATH, VOCABULARY_PATH, load_synonyms, mine_parallel
 
 META_FILE = "kb-index.json"
 DATA_FILES = ("lexicon.json", "mined.json")   # besides whoosh's own files
-SCHEMA_VERSION = "15"
+SCHEMA_VERSION = "16"
 COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
 
 
@@ -141,7 +141,8 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             title_hans=title, title_hant=r.get("title_hant") or title,
             text_hans=text, text_hant=r.get("text_hant") or text,
             context="\n".join(reversed(ancestors)),
-            subjects="\n".join(index_terms(r.get("subjects") or [], r.get("questions") or [])),
+            subjects="\n".join(r.get("subjects") or []),
+            questions="\n".join(r.get("questions") or []),
             english="\n".join(r.get("english") or []),
         )
 
@@ -151,7 +152,7 @@ def _indexed(doc: dict[str, Any], lex: Lexicon) -> dict[str, Any]:
     the term frequencies of those texts."""
     title, text = searchable(doc["title_hans"]), searchable(doc["text_hans"])
     fields = dict(doc, title=title, text=text)
-    body = "\n".join((title, text, doc["subjects"]))
+    body = "\n".join((title, text, doc["subjects"], doc["questions"]))
     fields.update({name: body for name in GRAM_FIELDS})
     fields[COUNTS] = term_counts(fields, lex)
     return {k: v for k, v in fields.items() if v is not None}
@@ -310,6 +311,7 @@ def read_documents(index_dir: Path) -> list[dict[str, Any]]:
             doc = {name: stored.get(name) for name in ("id", "work", *STORED)}
             doc["context"] = stored.get("context") or ""
             doc["subjects"] = stored.get("subjects") or ""
+            doc["questions"] = stored.get("questions") or ""
             counts = stored.get(COUNTS)
             if not isinstance(counts, dict) or set(counts) != {*WORD_FIELDS, *GRAM_FIELDS}:
                 raise KbError(f"{index_dir}: document {docnum} of the search index has no term counts "

@@ -41,7 +41,7 @@ from kb.search.parse import GENERIC_WEIGHT, Group
 
 K1 = 1.2
 B = 0.9
-WORD_FIELDS = {"title": 2.5, "text": 1.0, "context": 0.4, "subjects": 1.5, "english": 2.0}
+WORD_FIELDS = {"title": 2.5, "text": 1.0, "context": 0.4, "subjects": 1.5, "questions": 1.0, "english": 2.0}
 # The records' English phrases are read for a query word typed in English only: a Chinese word's
 # English synonyms there would count again what the word itself finds in the Chinese text.
 ENGLISH_FIELD = "english"
@@ -166,10 +166,11 @@ class Ranker:
         return self._contained.get(s, make)
 
     def phrase_text(self, d: int) -> str:
-        """What a quoted phrase must stand in, whole: title, text and subject terms, a line each."""
+        """What a quoted phrase must stand in, whole: title, text, subject terms and questions, a line each."""
         if self._texts is None:
             self._texts = [search_form("\n".join((doc.get("title_hans") or "", doc.get("text_hans") or "",
-                                                   doc.get("subjects") or ""))) for doc in self.docs]
+                                                   doc.get("subjects") or "", doc.get("questions") or "")))
+                           for doc in self.docs]
         return self._texts[d]
 
     def known(self, s: str) -> bool:

@@ -9,11 +9,13 @@ text is cut (t2s changes the characters jieba sees; 不 + 判罚 -> 不判罚 ma
 
 Fields: ``id`` (ID, stored, unique), ``work`` (ID, stored), the display fields (STORED);
 ``title`` (title_hans), ``text`` (text_hans), ``context`` (the ancestors' titles, also
-stored), ``subjects`` (the record's subject-index terms and the questions people ask that it
-answers, kb/subjects.py, one per line, also stored), ``english`` (the record's English phrases,
-one per line; English words by their stem): TEXT, jieba words
+stored), ``subjects`` (the record's subject-index terms, kb/subjects.py, one per line, also
+stored), ``questions`` (the questions people ask that it answers, one per line, also stored: a
+field of their own, so that a clause's many whole-sentence questions neither lengthen nor
+outweigh its few subject terms), ``english`` (the record's English phrases, one per line;
+English words by their stem): TEXT, jieba words
 with sequential positions, so whoosh phrase queries work; ``bigram`` and ``unigram`` (TEXT
-without positions, fed title + text + subjects): the
+without positions, fed title + text + subjects + questions): the
 negation-marked character grams, with their frequencies; ``counts`` (STORED): each text
 field's terms with their frequencies, cut by the same analysis in the same pass (the
 tokenizer and ``counts`` share one cached ``analyze`` call), which is what opening the
@@ -33,7 +35,7 @@ from kb.errors import KbError
 from kb.search.analysis import Analysis, analyze
 from kb.search.lexicon import Lexicon
 
-WORD_FIELDS = ("title", "text", "context", "subjects", "english")
+WORD_FIELDS = ("title", "text", "context", "subjects", "questions", "english")
 GRAM_FIELDS = ("bigram", "unigram")
 COUNTS = "counts"   # the stored field of each text field's term frequencies
 STORED = ("level", "pathkey", "order", "law", "citation", "citation_hant", "parent", "twin", "tai",
@@ -47,7 +49,8 @@ def cached_analysis(value: str, lexicon: Lexicon) -> Analysis:
 
 
 def index_terms(subjects: list[str], questions: list[str]) -> list[str]:
-    """What the ``subjects`` field holds of a record: its subject terms, then its questions."""
+    """A record's search aids where a quoted phrase or a query's characters are looked for
+    beside its title and text: its subject terms, then its questions."""
     return [*subjects, *questions]
 
 
@@ -133,7 +136,7 @@ def make_schema(lexicon: Lexicon | None) -> fields.Schema:
     return fields.Schema(
         id=fields.ID(stored=True, unique=True),
         work=fields.ID(stored=True),
-        **{name: fields.TEXT(analyzer=words, phrase=True, stored=name in ("context", "subjects"))
+        **{name: fields.TEXT(analyzer=words, phrase=True, stored=name in ("context", "subjects", "questions"))
            for name in WORD_FIELDS},
         **{name: fields.TEXT(analyzer=JiebaTokenizer(lexicon, name), phrase=False) for name in GRAM_FIELDS},
         **stored,
