@@ -413,6 +413,16 @@ def test_not_penalised_is_not_penalised(engine: SearchEngine):
     assert set(only_negated) <= engine.ranker.contained("不判罚")
 
 
+def test_board_numbers_and_seats_are_not_words_of_the_question(engine: SearchEngine):
+    """第7副 names the deal and 北家 a player (as 他 does): neither is evidence for a clause."""
+    labels = [g.label for g in engine.parse("第7副北家叫低了，东家没注意直接叫了").groups]
+    assert labels[:2] == ["叫低了", "没注意"] and not {"第", "7", "副", "北家", "东家", "北", "家"} & set(labels)
+    assert [g.label for g in engine.parse("第 12 副牌 明手 抽牌").groups] == ["明手", "抽牌"]
+    assert ids(engine.search("第7副北家叫低了", limit=1)) == ids(engine.search("叫低了", limit=1))
+    # 下一副牌 (the next deal) is the Laws' own wording, not a board number
+    assert "副" in "".join(g.label for g in engine.parse("下一副牌开始前").groups)
+
+
 def test_meaningful_verbs_are_not_stopwords(engine: SearchEngine):
     assert "问" in [g.label for g in engine.parse("明手可以问庄家吗").groups]
     assert "算" in [g.label for g in engine.parse("单骑算独听吗").groups]

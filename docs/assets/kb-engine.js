@@ -61,6 +61,7 @@
     this.cites = meta.citations.patterns.map(function (p) { return { kind: p[0], re: new RegExp(p[1], p[2] + "g") }; });
     this.phraseRe = new RegExp(this.Q.phrase[0], this.Q.phrase[1] + "g");
     this.countedRe = new RegExp(this.Q.counted[0], this.Q.counted[1] + "g");
+    this.boardRe = new RegExp(this.Q.board[0], this.Q.board[1] + "g");
     this.definitionRes = this.Q.definition.map(function (p) { return new RegExp(p[0], p[1]); });
     this.chunks = {};      // chunk name -> data, once loaded
     this.loading = {};     // chunk name -> Promise
@@ -609,6 +610,7 @@
       }
       return " ";
     });
+    rest = rest.replace(this.boardRe, " ");
     rest = rest.replace(this.countedRe, function (m, num) { return chineseNumeral(parseInt(num, 10), Q.numerals); });
     rest = Array.from(rest).map(function (ch) { return Q.quotes.indexOf(ch) >= 0 ? " " : ch; }).join("");
     var defines = this.definitionTerm(rest);

@@ -34,7 +34,7 @@ What the site's browser engine (kb/site/static_search.py, docs/assets/kb-engine.
 is exported here too: ``fold`` and ``analyze`` (words, bigrams, unigrams; English words by
 their stem, ``IRREGULAR`` its table of past forms), ``load_mined``,
 the query grammar (``STOPWORDS``, ``QUESTION_PREFIXES``, ``NEGATION_FORMS``, ``NEGATORS``,
-``PHRASE_RE``, ``COUNTED_RE``, ``DEFINITION_RES`` ...), the citation grammar
+``PHRASE_RE``, ``COUNTED_RE``, ``BOARD_RE``, ``DEFINITION_RES`` ...), the citation grammar
 (``CITATION_PATTERNS`` ...), the ranking constants (``RANKING``) and the definition test's
 marks (``DEFINITION_MARKS``, ``DEFINITION_WINDOW``), and which clauses are bare headings
 (``bare_heading``, ``HEADING_WINDOW``).
@@ -81,6 +81,7 @@ _EXPORTS = {
     "PHRASE_RE": "kb.search.parse",
     "QUOTES": "kb.search.parse",
     "COUNTED_RE": "kb.search.parse",
+    "BOARD_RE": "kb.search.parse",
     "NUMERALS": "kb.search.parse",
     "DEFINITION_RES": "kb.search.parse",
     "MAX_GROUPS": "kb.search.parse",

@@ -43,7 +43,7 @@ STOPWORDS = frozenset("""
 怎么 怎么样 怎样 如何 什么 啥 哪 哪些 哪个 哪里 为什么 为何 请问 请 一下 一般
 可以 可不可以 能否 能不能 是否 是不是 会不会 要不要 该怎么 怎么办 咋 咋办
 时候 的话 有没有 还是 么样 行不行 对不对 对吗 算不算
-我 你 他 她 它 我们 你们 他们 咱们 人家 但 但是 可是 不过 其实 就 才 都 也 又 还 还要 还能
+我 你 他 她 它 我们 你们 他们 咱们 人家 东家 南家 西家 北家 但 但是 可是 不过 其实 就 才 都 也 又 还 还要 还能
 已经 已 很 太 挺 真的 到底 究竟 而且 并且 然后 那么 这样 那样 一 下 之后 以后 之前 以前 后 呢 几 多少
 and or not the a an of to is in on for what how does do can i my if when with be
 by at from as are was were it its he his him she her they their them you your me this that there
@@ -59,6 +59,8 @@ _QUOTES = '"“”「」『』《》'
 # 12墩, 7线: the Laws write these counts in Chinese numerals (第十二墩, 七线)
 _COUNTED = re.compile(r"(?<![0-9a-z])([1-9][0-9]?)(?=\s*[墩线轮])")
 _NUMERALS = "零一二三四五六七八九"
+# 第7副: the board a director is told about names the deal, not a rule (第7副北家叫低了): left out
+_BOARD = re.compile(r"第\s*[0-9]{1,3}\s*副牌?")
 
 
 def chinese_numeral(n: int) -> str:
@@ -169,6 +171,7 @@ class QueryParser:
             return " "
 
         rest = _PHRASE_RE.sub(phrase, rest)
+        rest = _BOARD.sub(" ", rest)
         rest = _COUNTED.sub(lambda m: chinese_numeral(int(m.group(1))), rest)
         rest = unquoted(rest)
         defines = definition_term(rest)
@@ -253,5 +256,6 @@ def unquoted(q: str) -> str:
 PHRASE_RE = _PHRASE_RE
 QUOTES = _QUOTES
 COUNTED_RE = _COUNTED
+BOARD_RE = _BOARD
 NUMERALS = _NUMERALS
 DEFINITION_RES = _DEFINITION_RES

@@ -235,7 +235,7 @@ class StaticIndex:
                 "stopwords": sorted(ks.STOPWORDS), "questionPrefixes": list(ks.QUESTION_PREFIXES),
                 "negationForms": list(ks.NEGATION_FORMS), "negators": "".join(sorted(ks.NEGATORS)),
                 "neg": ks.NEG, "irregular": ks.IRREGULAR, "phrase": js_regex(ks.PHRASE_RE), "quotes": ks.QUOTES,
-                "counted": js_regex(ks.COUNTED_RE), "numerals": ks.NUMERALS,
+                "counted": js_regex(ks.COUNTED_RE), "board": js_regex(ks.BOARD_RE), "numerals": ks.NUMERALS,
                 "definition": [js_regex(p) for p in ks.DEFINITION_RES],
                 "maxGroups": ks.MAX_GROUPS, "maxQuery": ks.MAX_QUERY_CHARS,
                 "synonym": ks.SYNONYM_WEIGHT, "mined": ks.MINED_WEIGHT, "generic": ks.GENERIC_WEIGHT,
