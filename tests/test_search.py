@@ -413,6 +413,17 @@ def test_not_penalised_is_not_penalised(engine: SearchEngine):
     assert set(only_negated) <= engine.ranker.contained("不判罚")
 
 
+def test_a_negated_word_means_what_the_negation_of_its_synonym_means(engine: SearchEngine):
+    """没跟出: 跟出 is a form of 跟牌 and 没跟牌 one of 藏牌, so 没跟出 asks about a revoke; 同意 has no
+    such form, and 不同意 keeps its own line (objection), never the positive."""
+    alts = engine.parse("没跟出").groups[0].strings()
+    assert {"没跟牌", "藏牌", "revoke"} <= set(alts) and "跟牌" not in alts and "跟出" not in alts
+    assert "藏牌" in engine.parse("未跟出").groups[0].strings()
+    top = ids(engine.search("没跟出被抓到罚几墩", limit=5))
+    assert {"cbr1999:64A", "cbr1999:64A1", "cbr1999:64A2", "cbr1999:64"} & set(top), top
+    assert "同意" not in engine.parse("不同意").groups[0].strings()
+
+
 def test_board_numbers_and_seats_are_not_words_of_the_question(engine: SearchEngine):
     """第7副 names the deal and 北家 a player (as 他 does): neither is evidence for a clause."""
     labels = [g.label for g in engine.parse("第7副北家叫低了，东家没注意直接叫了").groups]

@@ -582,9 +582,16 @@
     this.expandMined(w).forEach(function (s) { addAlt(s, Q.mined); });
     this.charRewrites(w).forEach(function (s) { if (self.known(s)) addAlt(s, Q.synonym); });
     if (w.length > 1 && this.negators.has(w[0]) && this.freq(w.slice(1)) && !this.freq(w)) {
-      Q.negationForms.forEach(function (neg) {
-        var s = neg + w.slice(1);
-        if (self.known(s)) addAlt(s, Q.synonym);
+      // parse.py: the negation joined (不碰 = 未碰 = 没碰), and the negation of a synonym of its word
+      var word = w.slice(1);
+      [word].concat(this.expand(word)).forEach(function (base) {
+        Q.negationForms.forEach(function (neg) {
+          var s = neg + base, means = self.expand(s);
+          if (base !== word && means.length) {
+            addAlt(s, Q.synonym);
+            means.forEach(function (t) { addAlt(t, Q.synonym); });
+          } else if (self.known(s)) addAlt(s, Q.synonym);
+        });
       });
     }
     if (!alts.length) alts.push([w, 1.0]);

@@ -236,11 +236,18 @@ class QueryParser:
             if self.known(s):
                 add(s, SYNONYM_WEIGHT)
         if len(w) > 1 and w[0] in NEGATORS and self.lex.freq.get(w[1:]) and not self.lex.freq.get(w):
-            # a negation the analysis joined (不碰 = 未碰 = 没碰), not a word such as 没有
-            for neg in NEGATION_FORMS:
-                s = neg + w[1:]
-                if self.known(s):
-                    add(s, SYNONYM_WEIGHT)
+            # a negation the analysis joined (不碰 = 未碰 = 没碰), not a word such as 没有; and the
+            # negation of a synonym of its word, with what that means (没跟出: 跟出 = 跟牌, and
+            # 没跟牌 is a form of 藏牌)
+            for base in (w[1:], *self.syn.expand(w[1:])):
+                for neg in NEGATION_FORMS:
+                    s = neg + base
+                    if base != w[1:] and self.syn.expand(s):
+                        add(s, SYNONYM_WEIGHT)
+                        for t in self.syn.expand(s):
+                            add(t, SYNONYM_WEIGHT)
+                    elif self.known(s):
+                        add(s, SYNONYM_WEIGHT)
         if not alts:
             alts.append((w, 1.0))
         weight = GENERIC_WEIGHT if self.lex.generic(w) and not w.isascii() else 1.0
