@@ -258,6 +258,26 @@ def test_static_hosting_header_box_on_a_law_page(static_site, page):
     assert not [u for u in requested if "/api/" in u], "a static host was asked for the API"
 
 
+def test_the_arrow_keys_walk_the_header_results(static_site, page):
+    """On a laptop: ↓ from the box to the first result and on, ↑ back into the box, Enter opens."""
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.goto(f"{static_site}/hans/cbr1999/law-45/")
+    page.fill(".kb-hsearch-input", "藏牌的成立")
+    ids = top_ids(page, ".kb-hsearch ol")
+    focused = "() => document.activeElement.getAttribute('data-kb-id') || document.activeElement.className"
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate(focused) == ids[0]
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate(focused) == ids[1]
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("ArrowUp")
+    assert "kb-hsearch-input" in page.evaluate(focused)
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    anchor = ids[0].split(":")[1]
+    page.wait_for_url(re.compile(rf".*#{anchor}$"))
+
+
 def test_the_header_box_leads_with_the_book_being_read(static_site, page):
     """On a page of the other translation, its clause leads a clause and its twin, in the header
     box and on the search page it opens."""

@@ -342,6 +342,23 @@
     window.addEventListener("pageshow", function (event) { if (event.persisted) reopen(); });
     input.addEventListener("keydown", function (event) {
       if (event.key === "Escape") { close(); input.blur(); }
+      else if (event.key === "ArrowDown" && !panel.hidden) step(event, 0);
+    });
+    // The arrow keys walk the results (and back up into the box); Escape returns to the box.
+    function results() { return Array.prototype.slice.call(list.querySelectorAll("a[data-kb-id]")); }
+    function step(event, to) {
+      var links = results();
+      if (!links.length) return;
+      event.preventDefault();
+      if (to < 0) input.focus();
+      else links[Math.min(to, links.length - 1)].focus();
+    }
+    list.addEventListener("keydown", function (event) {
+      var at = results().indexOf(document.activeElement);
+      if (at < 0) return;
+      if (event.key === "ArrowDown") step(event, at + 1);
+      else if (event.key === "ArrowUp") step(event, at - 1);
+      else if (event.key === "Escape") { event.preventDefault(); input.focus(); }
     });
   }
   // Start fetching the engine when someone is about to search (API or not, it is small).
