@@ -20,12 +20,13 @@ attaches the twin), so they are one judged unit too: a result holds its id and i
 twins' ids, and judged ids are counted once per clause. The baseline's lists are folded
 the same way, so it is not penalised for listing twins apart.
 
-Three tuning sets: bench/queries.tsv (525), bench/tuning2.tsv (200, written by a fresh writer
-from the records' titles and texts alone, for tuning and diagnosis) and bench/tuning3.tsv (140 English
-and Taiwanese questions, written the same way). Six held-out sets:
+Tuning sets (by default every one): bench/queries.tsv (525), bench/tuning2.tsv (200, written by a
+fresh writer from the records' titles and texts alone, for tuning and diagnosis), bench/tuning3.tsv
+(140 English and Taiwanese questions, written the same way) and bench/tuning4.tsv (120 colloquial,
+Taiwanese and mahjong questions, likewise). Held-out sets (by default every bench/heldout*.tsv):
 bench/heldout.tsv (185 questions), bench/heldout2.tsv (150, written later by another writer from
-the records' titles and texts alone), bench/heldout3.tsv (120), bench/heldout4.tsv (150) and
-bench/heldout5.tsv (150) and bench/heldout6.tsv (150), each by a further writer under the same rule. Only aggregate figures are printed for the held-out sets;
+the records' titles and texts alone), bench/heldout3.tsv (120), bench/heldout4.tsv to
+bench/heldout7.tsv (150 each), each by a further writer under the same rule. Only aggregate figures are printed for the held-out sets;
 ``--verbose`` lists per-query ranks of the tuning sets alone. Latency: in-process p50/p95 over every question of all the
 sets after one warm-up pass; fresh process: wall and CPU time of ``kb search QUERY`` in
 a new process, median of ``--cold`` runs.
@@ -35,6 +36,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -217,13 +219,19 @@ def cold_start(records: Path, index_dir: Path, runs: int) -> tuple[float, float]
     return statistics.median(walls), statistics.median(cpus)
 
 
+def question_files(kind: str) -> list[Path]:
+    """bench/KIND.tsv, bench/KIND2.tsv, … in their order (kind: "tuning" or "heldout")."""
+    found = [(m, p) for p in (ROOT / "bench").glob(f"{kind}*.tsv") if (m := re.fullmatch(rf"{kind}(\d*)", p.stem))]
+    return [p for m, p in sorted(found, key=lambda x: int(x[0].group(1) or 1))]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--records", type=Path, default=ROOT / "build" / "records.jsonl")
     ap.add_argument("--tuning", type=Path, action="append",
-                    help="tuning set (repeatable; default bench/queries.tsv, tuning2.tsv and tuning3.tsv)")
+                    help="tuning set (repeatable; default bench/queries.tsv and every bench/tuning*.tsv)")
     ap.add_argument("--heldout", type=Path, action="append",
-                    help="held-out set (repeatable; default bench/heldout.tsv and heldout2.tsv to heldout6.tsv)")
+                    help="held-out set (repeatable; default every bench/heldout*.tsv)")
     ap.add_argument("--repeat", type=int, default=3, help="timed passes over the questions")
     ap.add_argument("--cold", type=int, default=5, help="fresh-process runs (0: skip)")
     ap.add_argument("--verbose", "-v", action="store_true", help="per-query ranks (tuning sets only)")
@@ -238,8 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     set_units(records)
     ids = {r["id"] for r in records}
     sets = {}
-    tuning = args.tuning or [ROOT / "bench" / name for name in ("queries.tsv", "tuning2.tsv", "tuning3.tsv")]
-    heldout = args.heldout or [ROOT / "bench" / f"heldout{n}.tsv" for n in ("", "2", "3", "4", "5", "6")]
+    tuning = args.tuning or [ROOT / "bench" / "queries.tsv", *question_files("tuning")]
+    heldout = args.heldout or question_files("heldout")
     named = [(f"tuning {p.name}", p) for p in tuning] + ([] if args.no_heldout else
                                                            [(f"held-out {p.name}", p) for p in heldout])
     for name, path in named:
