@@ -394,10 +394,9 @@
       return { q: (p.get("q") || "").slice(0, 500), work: work };
     }
     function writeUrl(s, push) {
-      var p = new URLSearchParams(location.search);
-      p.delete("q"); p.delete("work");
-      if (s.q) p.set("q", s.q);
-      if (s.q && s.work) p.set("work", s.work);
+      var p = new URLSearchParams(location.search);   // set in place: the other parameters keep their order
+      if (s.q) p.set("q", s.q); else p.delete("q");
+      if (s.q && s.work) p.set("work", s.work); else p.delete("work");
       var qs = p.toString(), url = location.pathname + (qs ? "?" + qs : "") + location.hash;
       if (url === location.pathname + location.search + location.hash) return;
       try {
