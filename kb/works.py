@@ -11,9 +11,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kb.curated import DATA_DIR, Row, Table, read_entries, read_table
 from kb.errors import KbError
+
+if TYPE_CHECKING:
+    from kb.records import Record
 
 KINDS = ("bridge", "sectioned")
 _FIELDS = ("id", "kind", "title_hans", "title_hant", "law_label", "witnesses", "twin", "outline")
@@ -104,28 +108,41 @@ def twin_of(work_id: str) -> str | None:
     return get(work_id).twin or None
 
 
-def holdings(laws: Iterable[tuple[str, int | None]]) -> str:
+def holdings(records: Iterable[Record]) -> str:
     """What the knowledge base holds, in one Simplified sentence for a reader who found nothing
     (Law 16 is not here): each work of the registry that has records, with its laws as runs of
-    numbers. ``laws``: (work, law) of every record (law None for a sectioned work's clauses)."""
+    numbers, a law of which a witness kept only a fragment named apart (第27–71条，另有第26条的残句).
+    """
     held: dict[str, set[int]] = {}
-    for work, law in laws:
-        held.setdefault(work, set())
-        if law is not None:
-            held[work].add(law)
+    fragments: dict[str, set[int]] = {}
+    for r in records:
+        held.setdefault(r.work, set())
+        if r.law is None:
+            continue
+        held[r.work].add(r.law)
+        if r.level == "law" and any(n.get("kind") == "fragment" for n in r.notes):
+            fragments.setdefault(r.work, set()).add(r.law)
     parts = []
     for w in all_works():
         if w.id not in held:
             continue
-        runs: list[list[int]] = []
-        for n in sorted(held[w.id]):
-            if runs and n == runs[-1][1] + 1:
-                runs[-1][1] = n
-            else:
-                runs.append([n, n])
-        numbers = "、".join(str(a) if a == b else f"{a}–{b}" for a, b in runs)
-        parts.append(w.title_hans + (w.law_name(numbers) if numbers and w.law_label else ""))
+        whole = held[w.id] - fragments.get(w.id, set())
+        text = w.title_hans + (w.law_name(_runs(whole)) if whole and w.law_label else "")
+        if fragments.get(w.id) and w.law_label:
+            text += "，另有" + w.law_name(_runs(fragments[w.id])) + "的残句"
+        parts.append(text)
     return "本库收录：" + "；".join(parts) + "。"
+
+
+def _runs(numbers: set[int]) -> str:
+    """27–28、30、45: consecutive numbers as one run."""
+    runs: list[list[int]] = []
+    for n in sorted(numbers):
+        if runs and n == runs[-1][1] + 1:
+            runs[-1][1] = n
+        else:
+            runs.append([n, n])
+    return "、".join(str(a) if a == b else f"{a}–{b}" for a, b in runs)
 
 
 SITE_PAGES = ("terms", "patterns", "procedure", "penalties")

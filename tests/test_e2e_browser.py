@@ -376,12 +376,15 @@ def test_nothing_found_says_which_laws_are_here(static_site, page):
     page.goto(f"{static_site}/hant/search/?q=" + urllib.parse.quote("第16條"))
     assert top_ids(page) == []
     status = page.inner_text("#kb-status")
-    assert "沒有找到" in status and "本庫收錄：中國橋牌競賽規則（1999）第26–71條；" in status
+    assert "沒有找到" in status and "本庫收錄：中國橋牌競賽規則（1999）第27–71條，另有第26條的殘句；" in status
+    assert "範圍" not in status          # no scope was set: no advice to widen it
+    page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("第16条") + "&work=twmj16")
+    assert top_ids(page) == [] and "去掉范围限制" in page.inner_text("#kb-status")
     page.goto(f"{static_site}/hans/cbr1999/law-45/")
     page.fill(".kb-hsearch-input", "Law 16")
     page.wait_for_selector(".kb-hsearch ol[data-kb-state=done]", state="attached")
     status = page.inner_text(".kb-hsearch-status")
-    assert status.startswith("没有找到相关条款。本库收录：中国桥牌竞赛规则（1999）第26–71条；1997 年桥牌规则")
+    assert status.startswith("没有找到相关条款。本库收录：中国桥牌竞赛规则（1999）第27–71条，另有第26条的残句；1997 年桥牌规则")
 
 
 def test_offline_after_one_visit(static_site, browser):

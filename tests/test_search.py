@@ -734,17 +734,23 @@ def test_cli_says_what_is_held_when_nothing_is_found(capsys, session_build):
     for q in ("Law 16", "第16条", "规则12C1"):
         assert main([q]) == 0
         out = capsys.readouterr().out
-        assert out == ("no results. 本库收录：中国桥牌竞赛规则（1999）第26–71条；"
+        assert out == ("no results. 本库收录：中国桥牌竞赛规则（1999）第27–71条，另有第26条的残句；"
                        "1997 年桥牌规则（另一中译本）规则41–47；台湾十六张麻将竞赛规则。\n")
 
 
 def test_holdings_runs_of_laws_in_registry_order():
+    from kb.records import Record
     from kb.works import holdings
-    laws = [("twmj16", None), ("laws1997", 41), ("cbr1999", 30), ("cbr1999", 28), ("cbr1999", 27),
-            ("cbr1999", 45), ("cbr1999", 45)]
-    assert holdings(laws) == ("本库收录：中国桥牌竞赛规则（1999）第27–28、30、45条；"
+
+    def rec(work: str, law: int | None, level: str = "clause", notes: list | None = None) -> Record:
+        return Record(id=f"{work}:{law}", work=work, citation=str(law), level=level, parent=None, order=0, law=law,
+                      notes=notes or [])
+    laws = [rec("twmj16", None), rec("laws1997", 41), rec("cbr1999", 30), rec("cbr1999", 28),
+            rec("cbr1999", 27), rec("cbr1999", 45), rec("cbr1999", 45),
+            rec("cbr1999", 26, "law", [{"kind": "fragment", "what": "", "from": ""}])]
+    assert holdings(laws) == ("本库收录：中国桥牌竞赛规则（1999）第27–28、30、45条，另有第26条的残句；"
                               "1997 年桥牌规则（另一中译本）规则41；台湾十六张麻将竞赛规则。")
-    assert holdings([("twmj16", None)]) == "本库收录：台湾十六张麻将竞赛规则。"
+    assert holdings([rec("twmj16", None)]) == "本库收录：台湾十六张麻将竞赛规则。"
 
 
 def test_candidate_cut_does_not_change_answers(data: IndexData, monkeypatch: pytest.MonkeyPatch):

@@ -248,7 +248,9 @@
         render(list, results, labels);
         var more = results.length >= asked && labels["count-more"];
         if (status) {
-          status.textContent = fmt(!results.length ? labels.none : more ? labels["count-more"] : labels.count,
+          // nothing found with no scope set: no advice to widen it
+          var none = !work && labels["none-all"] || labels.none;
+          status.textContent = fmt(!results.length ? none : more ? labels["count-more"] : labels.count,
                                    { q: q, n: results.length, coverage: labels.coverage || "" });
         }
         list.setAttribute("data-kb-state", "done");

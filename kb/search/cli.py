@@ -73,13 +73,12 @@ def parse_law_range(text: str | None) -> tuple[int, int] | None:
     return lo, hi
 
 
-def format_people(results: list[dict[str, Any]], none: str = "no results") -> str:
-    """Numbered lines: work citation · title · snippet (tags removed) [= the twin clause];
-    ``none`` when there are no results."""
+def format_people(results: list[dict[str, Any]]) -> str:
+    """Numbered lines: work citation · title · snippet (tags removed) [= the twin clause]."""
     from kb.search.snippet import plain_snippet
 
     if not results:
-        return none
+        return "no results"
     lines = []
     for i, r in enumerate(results, 1):
         parts = [f"{r['work']} {r['citation']}".strip()]
@@ -100,7 +99,8 @@ def format_people(results: list[dict[str, Any]], none: str = "no results") -> st
 def run(args: argparse.Namespace, stdin: TextIO | None = None,
         stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run a parsed ``kb search`` command; return the exit status."""
-    from kb.search.engine import SearchEngine
+    from kb.records import read_jsonl
+    from kb.search.engine import SearchEngine, default_records
 
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
@@ -108,13 +108,17 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
     query = " ".join(args.query) if isinstance(args.query, list) else args.query
     engine = SearchEngine.open(args.records, args.index)
     opts = dict(limit=args.limit, work=args.work, script=args.script, law_range=parse_law_range(args.laws))
-    # found nothing (Law 16): say what is here, so that a director knows where not to look
-    none = "no results. " + holdings((d["work"], d["law"]) for d in engine.docs)
+
+    def format_results(results: list[dict[str, Any]]) -> str:
+        if results:
+            return format_people(results)
+        # found nothing (Law 16): say what is here, so that a director knows where not to look
+        return "no results. " + holdings(read_jsonl(args.records or default_records()))
 
     if query != "-":
         results = engine.search(query, **opts)
         stdout.write((json.dumps(results, ensure_ascii=False) if args.json
-                      else format_people(results, none)) + "\n")
+                      else format_results(results)) + "\n")
         return 0
 
     status = 0
@@ -128,7 +132,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
         if args.json:
             stdout.write(json.dumps(results, ensure_ascii=False) + "\n")
         else:
-            stdout.write(f"# {line}\n{format_people(results, none)}\n")
+            stdout.write(f"# {line}\n{format_results(results)}\n")
         stdout.flush()
     return status
 

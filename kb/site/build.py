@@ -59,7 +59,7 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
     With ``slots``, record bodies go into it as HTML (see kb/site/mkdocs_hooks.py)."""
     layout = layout or Layout(records)
     r = Renderer(layout, script, examples, slots)
-    coverage = works.holdings((rec.work, rec.law) for rec in records)
+    coverage = works.holdings(records)
     hand = ROOT / "docs"
     if not hand.is_dir():
         raise KbError(f"{hand}: missing (run kb from the repository checkout)")
@@ -229,7 +229,7 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
             "extra": {"kb_search_label": label, "kb_slots": str(slot_file),
                       "kb_works": {w.id: w.title(script) for w in works.all_works()},
                       "kb_search_placeholder": "检索条款" if script == "hans" else "檢索條款",
-                      "kb_header_msgs": header_messages(script, works.holdings((r.work, r.law) for r in records)),
+                      "kb_header_msgs": header_messages(script, works.holdings(records)),
                       # the header's 繁/简 switch: the same page in the other edition
                       "kb_switch": ({"edition": "hant", "label": "繁", "title": "繁體中文版", "lang": "zh-Hant",
                                      "offline": SWITCH_OFFLINE.format(other="繁体版")}
