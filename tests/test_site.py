@@ -49,7 +49,7 @@ def test_clause_page_shows_text_links_backlinks_variants_provenance(built):
     # 47C cites 45C4(b): the backlink is shown on 45C4(b)'s page
     assert "被引用" in html and re.search(r'href="\.\./law-47/#47C"', html)
     assert "来" in html and "异文" in html              # 45D: 004 来 / 000 未
-    assert "004_5298a96e49a6c220.txt" in html and "出处" in html
+    assert "出处：抄本 004 第 " in html and "004_5298a96e49a6c220.txt" in html
     assert "脚注 [14]" in html
 
 

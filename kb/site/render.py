@@ -125,7 +125,9 @@ class Renderer:
         details = []
         for w in rec.witnesses:
             span = f"{w.lines[0]}" if w.lines[0] == w.lines[1] else f"{w.lines[0]}–{w.lines[1]}"
-            details.append(f"{self.t('出处')}：{code(w.source)} {self.t('第')} {span} {self.t('行')}")
+            # the witness as the editors' notes name it (抄本004), then the file it is kept in
+            details.append(f"{self.t('出处')}：{self.t('抄本')} {esc(w.sigil)} {self.t('第')} {span} {self.t('行')}"
+                           f"（{self.t('文件')} {code(w.source)}）")
         for v in rec.variants:
             readings = " ｜ ".join(f"{esc(sigil)}：{esc(t) or '∅'}" for sigil, t in v["readings"].items())
             details.append(f"{self.t('异文')}：{readings}（{esc(v['context'])}）")
