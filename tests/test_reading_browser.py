@@ -130,6 +130,21 @@ def test_the_script_switch_is_a_thumb_sized_target_on_a_phone(browser, static_si
     assert not errors, errors
 
 
+def test_the_compare_link_is_a_button_on_a_phone(browser, static_site):
+    """A law page's way to its two translations side by side is a thumb-sized button, not a
+    small line that reads as a breadcrumb."""
+    context, pg, errors = new_page(browser, PHONE)
+    pg.goto(f"{static_site}/hans/cbr1999/law-45/", wait_until="load")
+    link = pg.locator("a.kb-compare-link")
+    box = link.bounding_box()
+    assert box is not None and box["height"] >= 44 and box["width"] >= 44, box
+    assert pg.evaluate("getComputedStyle(document.querySelector('a.kb-compare-link')).textDecorationLine") == "none"
+    link.click()
+    pg.wait_for_url("**/hans/compare/law-45/")
+    context.close()
+    assert not errors, errors
+
+
 def test_the_mahjong_table_fits_a_phone(browser, static_site):
     context, pg, errors = new_page(browser, PHONE)
     pg.goto(f"{static_site}/hans/twmj16/", wait_until="load")

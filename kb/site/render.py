@@ -256,8 +256,9 @@ class Renderer:
         head = "".join(f'<p class="kb-heading">{escape(self.t(h))}</p>\n' for h in law.heading)
         out = [head]
         if law.law in self.layout.compared_set:
-            out.append(f'[{self.t("与另一译本对照")}]({relative(page, f"compare/law-{law.law}.md")})\n'
-                       "{: .kb-print-hide }\n")      # a link to another page: not in print
+            # a link to another page (not in print), a button a thumb finds above the title
+            out.append(f'[{self.t("与另一译本对照")}]({relative(page, f"compare/law-{law.law}.md")}){{: .kb-compare-link }}\n'
+                       "{: .kb-print-hide }\n")
         out += [self.record_block(r, page) for r in records]
         return "\n".join(out)
 
