@@ -424,6 +424,14 @@ def test_a_negated_word_means_what_the_negation_of_its_synonym_means(engine: Sea
     assert "同意" not in engine.parse("不同意").groups[0].strings()
 
 
+def test_english_clitics_are_not_words_of_the_question(engine: SearchEngine):
+    """dummy's, doesn't, that's: the pieces an apostrophe leaves (s, t, doesn) are not evidence."""
+    labels = [g.label for g in engine.parse("what happens if a defender doesn't play his penalty card").groups]
+    assert not {"doesn", "t", "s"} & set(labels) and "penalty card" in labels
+    assert sorted(g.label for g in engine.parse("dummy's rights").groups) == ["dummy", "rights"]
+    assert sorted(g.label for g in engine.parse("dummy’s rights").groups) == ["dummy", "rights"]
+
+
 def test_board_numbers_and_seats_are_not_words_of_the_question(engine: SearchEngine):
     """第7副 names the deal and 北家 a player (as 他 does): neither is evidence for a clause."""
     labels = [g.label for g in engine.parse("第7副北家叫低了，东家没注意直接叫了").groups]

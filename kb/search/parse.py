@@ -48,6 +48,7 @@ STOPWORDS = frozenset("""
 and or not the a an of to is in on for what how does do can i my if when with be
 by at from as are was were it its he his him she her they their them you your me this that there
 should would will could happen happens happened
+s t d m ll re ve don doesn didn isn aren wasn weren hasn haven hadn shouldn couldn wouldn
 """.split())
 # an English query word is compared by its stem (analysis.stem), the stopwords' stems with it
 STOPWORDS = STOPWORDS | frozenset(stem(w) for w in STOPWORDS)
