@@ -26,7 +26,7 @@ fresh writer from the records' titles and texts alone, for tuning and diagnosis)
 Taiwanese and mahjong questions, likewise). Held-out sets (by default every bench/heldout*.tsv):
 bench/heldout.tsv (185 questions), bench/heldout2.tsv (150, written later by another writer from
 the records' titles and texts alone), bench/heldout3.tsv (120), bench/heldout4.tsv to
-bench/heldout7.tsv (150 each), each by a further writer under the same rule. Only aggregate figures are printed for the held-out sets;
+bench/heldout8.tsv (150 each), each by a further writer under the same rule. Only aggregate figures are printed for the held-out sets;
 ``--verbose`` lists per-query ranks of the tuning sets alone. Latency: in-process p50/p95 over every question of all the
 sets after one warm-up pass; fresh process: wall and CPU time of ``kb search QUERY`` in
 a new process, median of ``--cold`` runs.
