@@ -79,7 +79,7 @@ class SearchEngine:
         syn = (synonyms or load_synonyms()).with_mined(data.mined)
         self.parser = QueryParser(data.lexicon, syn, self.ranker.known)
         self._parsed: LRU[tuple[str, str | None], ParsedQuery] = LRU(cache_size)
-        self._defining: LRU[tuple[int, str], bool] = LRU(cache_size)
+        self._defining: LRU[str, dict[int, bool]] = LRU(cache_size)   # per term: each clause checked
         self._normal: dict[int, tuple[str, str]] = {}
         # what a result shows of a clause in a script, and its normal form (bounded by the index)
         self._display: dict[tuple[int, bool], tuple[str, tuple[str, bool]]] = {}
@@ -309,7 +309,13 @@ class SearchEngine:
         return out
 
     def _defines(self, n: int, term: str) -> bool:
-        return self._defining.get((n, term), lambda: defines(self.docs[n], term, self._title_text(n)))
+        # one cache entry per term (its clauses' verdicts, bounded by the index), not per pair:
+        # a bare term checks every one of its synonyms against each of the first candidates
+        verdicts = self._defining.get(term, dict)
+        got = verdicts.get(n)
+        if got is None:
+            got = verdicts[n] = defines(self.docs[n], term, self._title_text(n))
+        return got
 
     def _title_text(self, n: int) -> tuple[str, str]:
         """A clause's normalized title and text (kept once made: bounded by the index)."""
