@@ -432,6 +432,14 @@ def test_english_clitics_are_not_words_of_the_question(engine: SearchEngine):
     assert sorted(g.label for g in engine.parse("dummy’s rights").groups) == ["dummy", "rights"]
 
 
+def test_the_players_next_to_one_are_words(engine: SearchEngine):
+    """上家 and 下家 (RHO, LHO) are cut whole, in the clauses and in questions (jieba alone cuts
+    上 + 家, and 家 matched every 庄家 and 防家)."""
+    labels = [g.label for g in engine.parse("结果上家pass了，下家没注意").groups]
+    assert "上家" in labels and "下家" in labels and "家" not in labels
+    assert "right-hand opponent" in engine.parse("上家").groups[0].strings()
+
+
 def test_board_numbers_and_seats_are_not_words_of_the_question(engine: SearchEngine):
     """第7副 names the deal and 北家 a player (as 他 does): neither is evidence for a clause."""
     labels = [g.label for g in engine.parse("第7副北家叫低了，东家没注意直接叫了").groups]
