@@ -438,6 +438,8 @@ def test_the_players_next_to_one_are_words(engine: SearchEngine):
     labels = [g.label for g in engine.parse("结果上家pass了，下家没注意").groups]
     assert "上家" in labels and "下家" in labels and "家" not in labels
     assert "right-hand opponent" in engine.parse("上家").groups[0].strings()
+    # so are 轮到 (whose turn), 手牌 and the mahjong 暗牌 (concealed tiles)
+    assert {"轮到", "暗牌"} <= {g.label for g in engine.parse("轮到他的时候看了暗牌").groups}
 
 
 def test_board_numbers_and_seats_are_not_words_of_the_question(engine: SearchEngine):
