@@ -145,6 +145,18 @@ def test_the_compare_link_is_a_button_on_a_phone(browser, static_site):
     assert not errors, errors
 
 
+def test_a_one_line_page_title_takes_one_line_on_a_phone(browser, static_site):
+    """The title's ¶ (hover-only, and the page's address is its permalink anyway) no longer wraps
+    onto a blank line of its own under a title that fills the width."""
+    context, pg, errors = new_page(browser, PHONE)
+    pg.goto(f"{static_site}/hans/compare/law-45/", wait_until="load")
+    lines = pg.evaluate("""() => { const h = document.querySelector('article h1');
+        return h.getBoundingClientRect().height / parseFloat(getComputedStyle(h).lineHeight); }""")
+    assert lines < 1.5, lines
+    context.close()
+    assert not errors, errors
+
+
 def test_the_mahjong_table_fits_a_phone(browser, static_site):
     context, pg, errors = new_page(browser, PHONE)
     pg.goto(f"{static_site}/hans/twmj16/", wait_until="load")
