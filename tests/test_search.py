@@ -424,6 +424,20 @@ def test_a_negated_word_means_what_the_negation_of_its_synonym_means(engine: Sea
     assert "同意" not in engine.parse("不同意").groups[0].strings()
 
 
+def test_a_word_typed_in_english_is_held_by_the_english_phrases(engine: SearchEngine):
+    """The coverage re-rank counts a clause as holding an English word when its English phrases
+    do (61A says "what counts as a revoke" in English only); a Chinese word's English synonyms
+    do not (Chinese questions rank as before)."""
+    r = engine.ranker
+    count = engine.parse("what counts as a revoke").groups
+    held = {engine.docs[d]["id"] for d in r.group_docs(next(g for g in count if g.label == "count"))}
+    assert "cbr1999:61A" in held
+    assert "cbr1999:66A" == ids(engine.search("can I ask to see the cards of the trick just played?", limit=1))[0]
+    chinese = engine.parse("藏牌").groups[0]
+    assert "revoke" in chinese.strings() and not chinese.english
+    assert r.group_docs(chinese) == frozenset().union(*(r.contained(s) for s in chinese.strings()))
+
+
 def test_english_clitics_are_not_words_of_the_question(engine: SearchEngine):
     """dummy's, doesn't, that's: the pieces an apostrophe leaves (s, t, doesn) are not evidence."""
     labels = [g.label for g in engine.parse("what happens if a defender doesn't play his penalty card").groups]

@@ -71,7 +71,8 @@ QUERIES = ["罚张", "什么是罚张", "明手指出藏牌", "連莊拉莊", "�
            "眼牌可以看别人的牌吗", "第45条 别人的牌", "law 70 claim", "64A 藏牌", "dummy's rights",
            "庄家只说“草花”没说几", "dummy left the table", "Defender dropped two cards accidentally",
            "revoked twice penalties", "declarer's cards mistakenly exposed", "bidding passes doubled",
-           "第7副北家叫低了，东家没注意直接叫了", "没跟出被抓到罚几墩", "defender doesn’t play his penalty card"]
+           "第7副北家叫低了，东家没注意直接叫了", "没跟出被抓到罚几墩", "defender doesn’t play his penalty card",
+           "what counts as a revoke", "can I ask to see the cards of the trick just played?"]
 
 
 @pytest.fixture(scope="module")

@@ -375,12 +375,29 @@
     return best;
   };
   function strings(g) { return g.alts.map(function (a) { return a[0]; }); }
+  // rank.py group_docs: a word typed in English is held by a clause's English phrases too.
   Engine.prototype.groupDocs = function (g) {
-    var key = strings(g).join("\u0000"), hit = this.pass.groupDocs.get(key), self = this;
+    var english = isAscii(g.label), key = (english ? "e" : "") + "\u0001" + strings(g).join("\u0000");
+    var hit = this.pass.groupDocs.get(key), self = this;
     if (hit) return hit;
     var out = new Set();
-    strings(g).forEach(function (s) { self.contained(s).forEach(function (d) { out.add(d); }); });
+    strings(g).forEach(function (s) {
+      self.contained(s).forEach(function (d) { out.add(d); });
+      if (english && isAscii(s)) self.englishDocs(s).forEach(function (d) { out.add(d); });
+    });
     this.pass.groupDocs.set(key, out);
+    return out;
+  };
+  // rank.py english_docs: records whose English phrases hold every word of ``s``.
+  Engine.prototype.englishDocs = function (s) {
+    var self = this, words = this.wordsOf(s), out = new Set();
+    if (!words.length) return out;
+    var sets = words.map(function (w) {
+      var set = new Set();
+      self.posting(self.R.englishField, w).forEach(function (r) { set.add(r[0]); });
+      return set;
+    });
+    sets[0].forEach(function (d) { if (sets.every(function (set) { return set.has(d); })) out.add(d); });
     return out;
   };
   // rank.py title_docs: records whose own title holds one of the group's strings.

@@ -127,11 +127,12 @@ class Ranker:
         self._bm25: dict[str, dict[str, dict[int, float]]] = {f: {} for f in self.post}  # index terms only
         self._words: LRU[tuple[str, bool], dict[int, float]] = LRU(cache_size)
         self._grams: LRU[str, dict[int, float]] = LRU(cache_size)
-        self._unit_docs: LRU[tuple[str, ...], frozenset[int]] = LRU(cache_size)
+        self._unit_docs: LRU[tuple[bool, tuple[str, ...]], frozenset[int]] = LRU(cache_size)
+        self._english_docs: LRU[str, frozenset[int]] = LRU(cache_size)
         self._groups: LRU[tuple[bool, tuple[tuple[str, float], ...]], dict[int, float]] = LRU(cache_size)
         self._analysis: LRU[str, Analysis] = LRU(cache_size)
         self._contained: LRU[str, frozenset[int]] = LRU(cache_size)
-        self._group_docs: LRU[tuple[str, ...], int] = LRU(cache_size)
+        self._group_docs: LRU[tuple[bool, tuple[str, ...]], int] = LRU(cache_size)
         self._word_docs: LRU[tuple[str, ...], set[int]] = LRU(cache_size)
         self._votes: LRU[tuple[str, ...], str | None] = LRU(cache_size)
         self._context_docs: LRU[tuple[str, ...], frozenset[int]] = LRU(cache_size)
@@ -279,10 +280,25 @@ class Ranker:
         return out
 
     def group_docs(self, g: Group) -> frozenset[int]:
+        """Clauses holding one of the group's strings: in their title, text, subject terms or
+        questions; a word typed in English also in their English phrases (what counts as a revoke
+        is held by 61A, which says so in English only)."""
         out: set[int] = set()
         for s in g.strings():
             out |= self.contained(s)
+            if g.english and s.isascii():
+                out |= self.english_docs(s)
         return frozenset(out)
+
+    def english_docs(self, s: str) -> frozenset[int]:
+        """Clauses whose English phrases hold every word of ``s``."""
+        def make() -> frozenset[int]:
+            words = [w for w, _, _ in self.analysis(s).words]
+            post = self.post[ENGLISH_FIELD]
+            if not words or not all(w in post for w in words):
+                return frozenset()
+            return frozenset(set.intersection(*(set(post[w]) for w in words)))
+        return self._english_docs.get(s, make)
 
     def unit_docs(self, g: Group) -> frozenset[int]:
         """group_docs with each clause's twin: a clause and its twin are one unit, each counting
@@ -290,7 +306,7 @@ class Ranker:
         def make() -> frozenset[int]:
             c = self.group_docs(g)
             return c | {self.twin[d] for d in c if d in self.twin}
-        return self._unit_docs.get(tuple(g.strings()), make)
+        return self._unit_docs.get((g.english, tuple(g.strings())), make)
 
     def word_docs(self, g: Group) -> set[int]:
         """Clauses holding one of the group's strings as words (not merely as characters)."""
@@ -333,7 +349,7 @@ class Ranker:
 
     def rarity(self, g: Group) -> float:
         """Inverse document frequency of a group: clauses containing any of its strings."""
-        key = tuple(g.strings())
+        key = (g.english, tuple(g.strings()))
         df = self._group_docs.get(key, lambda: len(self.group_docs(g)))
         return math.log(1.0 + self.n / (1.0 + df))
 
