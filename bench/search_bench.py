@@ -22,8 +22,8 @@ the same way, so it is not penalised for listing twins apart.
 
 Tuning sets (by default every one): bench/queries.tsv (525), bench/tuning2.tsv (200, written by a
 fresh writer from the records' titles and texts alone, for tuning and diagnosis), bench/tuning3.tsv
-(140 English and Taiwanese questions, written the same way) and bench/tuning4.tsv (120 colloquial,
-Taiwanese and mahjong questions, likewise). Held-out sets (by default every bench/heldout*.tsv):
+(140 English and Taiwanese questions, written the same way), bench/tuning4.tsv (120 colloquial,
+Taiwanese and mahjong questions, likewise) and bench/tuning5.tsv (60 Taiwanese, 40 English, likewise). Held-out sets (by default every bench/heldout*.tsv):
 bench/heldout.tsv (185 questions), bench/heldout2.tsv (150, written later by another writer from
 the records' titles and texts alone), bench/heldout3.tsv (120), bench/heldout4.tsv to
 bench/heldout8.tsv (150 each), each by a further writer under the same rule. Only aggregate figures are printed for the held-out sets;
