@@ -55,6 +55,11 @@ class Record:
     english: list[str] = field(default_factory=list)   # what English speakers call it (kb/data/english/)
     twin: str | None = None     # the same clause in the twin translation (kb/twins.py)
 
+    @property
+    def fragment(self) -> bool:
+        """A law a witness kept only a fragment of (kb/segment/bridge.py notes it: 第26条's end)."""
+        return any(n.get("kind") == "fragment" for n in self.notes)
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

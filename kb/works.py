@@ -120,7 +120,7 @@ def holdings(records: Iterable[Record]) -> str:
         if r.law is None:
             continue
         held[r.work].add(r.law)
-        if r.level == "law" and any(n.get("kind") == "fragment" for n in r.notes):
+        if r.level == "law" and r.fragment:
             fragments.setdefault(r.work, set()).add(r.law)
     parts = []
     for w in all_works():

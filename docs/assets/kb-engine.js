@@ -389,17 +389,7 @@
     return out;
   };
   // rank.py english_docs: records whose English phrases hold every word of ``s``.
-  Engine.prototype.englishDocs = function (s) {
-    var self = this, words = this.wordsOf(s), out = new Set();
-    if (!words.length) return out;
-    var sets = words.map(function (w) {
-      var set = new Set();
-      self.posting(self.R.englishField, w).forEach(function (r) { set.add(r[0]); });
-      return set;
-    });
-    sets[0].forEach(function (d) { if (sets.every(function (set) { return set.has(d); })) out.add(d); });
-    return out;
-  };
+  Engine.prototype.englishDocs = function (s) { return this.stringDocs(s, [this.R.englishField]); };
   // rank.py title_docs: records whose own title holds one of the group's strings.
   Engine.prototype.titleDocs = function (g) {
     var key = strings(g).join("\u0000"), hit = this.pass.titleDocs.get(key), self = this;
@@ -411,23 +401,24 @@
     this.pass.titleDocs.set(key, out);
     return out;
   };
+  // Records holding every word of ``s`` in the given word fields (each word in any of them).
+  Engine.prototype.stringDocs = function (s, fields) {
+    var self = this, words = this.wordsOf(s), out = new Set();
+    if (!words.length) return out;
+    var sets = words.map(function (w) {
+      var set = new Set();
+      fields.forEach(function (f) { self.posting(f, w).forEach(function (r) { set.add(r[0]); }); });
+      return set;
+    });
+    sets[0].forEach(function (d) { if (sets.every(function (set) { return set.has(d); })) out.add(d); });
+    return out;
+  };
   // Records holding every word of one of the group's strings, in the given word fields.
   Engine.prototype.docsWithWords = function (g, cache, fields) {
     var key = strings(g).join("\u0000"), hit = this.pass[cache].get(key), self = this;
     if (hit) return hit;
     var out = new Set();
-    strings(g).forEach(function (s) {
-      var words = self.wordsOf(s);
-      if (!words.length) return;
-      var sets = words.map(function (w) {
-        var set = new Set();
-        fields.forEach(function (f) { self.posting(f, w).forEach(function (r) { set.add(r[0]); }); });
-        return set;
-      });
-      sets[0].forEach(function (d) {
-        if (sets.every(function (set) { return set.has(d); })) out.add(d);
-      });
-    });
+    strings(g).forEach(function (s) { self.stringDocs(s, fields).forEach(function (d) { out.add(d); }); });
     this.pass[cache].set(key, out);
     return out;
   };

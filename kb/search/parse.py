@@ -243,9 +243,10 @@ class QueryParser:
             for base in (w[1:], *self.syn.expand(w[1:])):
                 for neg in NEGATION_FORMS:
                     s = neg + base
-                    if base != w[1:] and self.syn.expand(s):
+                    means = self.syn.expand(s)
+                    if base != w[1:] and means:
                         add(s, SYNONYM_WEIGHT)
-                        for t in self.syn.expand(s):
+                        for t in means:
                             add(t, SYNONYM_WEIGHT)
                     elif self.known(s):
                         add(s, SYNONYM_WEIGHT)

@@ -292,13 +292,15 @@ class Ranker:
 
     def english_docs(self, s: str) -> frozenset[int]:
         """Clauses whose English phrases hold every word of ``s``."""
-        def make() -> frozenset[int]:
-            words = [w for w, _, _ in self.analysis(s).words]
-            post = self.post[ENGLISH_FIELD]
-            if not words or not all(w in post for w in words):
-                return frozenset()
-            return frozenset(set.intersection(*(set(post[w]) for w in words)))
-        return self._english_docs.get(s, make)
+        return self._english_docs.get(s, lambda: self._field_docs(ENGLISH_FIELD, s))
+
+    def _field_docs(self, field: str, s: str) -> frozenset[int]:
+        """Clauses whose ``field`` holds every word of ``s``."""
+        words = [w for w, _, _ in self.analysis(s).words]
+        post = self.post[field]
+        if not words or not all(w in post for w in words):
+            return frozenset()
+        return frozenset(set.intersection(*(set(post[w]) for w in words)))
 
     def unit_docs(self, g: Group) -> frozenset[int]:
         """group_docs with each clause's twin: a clause and its twin are one unit, each counting
@@ -326,13 +328,7 @@ class Ranker:
         """Clauses an ancestor's title of which holds one of the group's strings as words
         (64A1 is about 藏牌成立 because Law 64 is titled so)."""
         def make() -> frozenset[int]:
-            out: set[int] = set()
-            post = self.post["context"]
-            for s in g.strings():
-                words = [w for w, _, _ in self.analysis(s).words]
-                if words and all(w in post for w in words):
-                    out |= set.intersection(*(set(post[w]) for w in words))
-            return frozenset(out)
+            return frozenset().union(*(self._field_docs("context", s) for s in g.strings()))
         return self._context_docs.get(tuple(g.strings()), make)
 
     def title(self, d: int) -> str:

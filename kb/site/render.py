@@ -269,7 +269,7 @@ class Renderer:
             for h in law.heading:
                 out.append(f"\n## {escape(self.t(h))}\n")
             name = self.works[work].law_name(law.law or "")
-            frag = self.t("（残篇）") if any(n["kind"] == "fragment" for n in law.notes) else ""
+            frag = self.t("（残篇）") if law.fragment else ""
             out.append(f"- [{self.t(name)} {escape(self.field(law, 'title'))}{frag}](law-{law.law}.md)")
         return "\n".join(out) + "\n"
 
