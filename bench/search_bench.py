@@ -225,6 +225,11 @@ def question_files(kind: str) -> list[Path]:
     return [p for m, p in sorted(found, key=lambda x: int(x[0].group(1) or 1))]
 
 
+def tuning_files() -> list[Path]:
+    """Every tuning set: bench/queries.tsv, then bench/tuning2.tsv, bench/tuning3.tsv, …"""
+    return [ROOT / "bench" / "queries.tsv", *question_files("tuning")]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--records", type=Path, default=ROOT / "build" / "records.jsonl")
@@ -246,7 +251,7 @@ def main(argv: list[str] | None = None) -> int:
     set_units(records)
     ids = {r["id"] for r in records}
     sets = {}
-    tuning = args.tuning or [ROOT / "bench" / "queries.tsv", *question_files("tuning")]
+    tuning = args.tuning or tuning_files()
     heldout = args.heldout or question_files("heldout")
     named = [(f"tuning {p.name}", p) for p in tuning] + ([] if args.no_heldout else
                                                            [(f"held-out {p.name}", p) for p in heldout])
