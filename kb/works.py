@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 KINDS = ("bridge", "sectioned")
 _FIELDS = ("id", "kind", "title_hans", "title_hant", "law_label", "witnesses", "twin", "outline")
+_OPTIONAL = ("game_names",)
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class Work:
     witnesses: tuple[str, ...]  # sigils, most trusted first
     twin: str                   # "" when no other work shares the lettering
     outline: str                # kb/data-relative path of the outline or section table
+    game_names: tuple[str, ...] = ()   # words a question names the book's game by (桥牌, mahjong)
 
     def title(self, script: str) -> str:
         return self.title_hant if script == "hant" else self.title_hans
@@ -53,7 +55,7 @@ def _load(path: Path) -> tuple[Work, ...]:
     works: list[Work] = []
     for i, entry in enumerate(entries, 1):
         where = f"{path}: work #{i}"
-        unknown = sorted(set(entry) - set(_FIELDS))
+        unknown = sorted(set(entry) - set(_FIELDS) - set(_OPTIONAL))
         if unknown:
             raise KbError(f"{where}: unknown field '{unknown[0]}'")
         for key in _FIELDS:
@@ -69,7 +71,10 @@ def _load(path: Path) -> tuple[Work, ...]:
             raise KbError(f"{where}: kind '{entry['kind']}' is not one of {', '.join(KINDS)}")
         if entry["kind"] == "bridge" and "{n}" not in entry["law_label"]:
             raise KbError(f"{where}: a bridge work's law_label must contain {{n}}")
-        works.append(Work(**{**entry, "witnesses": tuple(entry["witnesses"])}))
+        names = entry.get("game_names", [])
+        if not (isinstance(names, list) and all(isinstance(v, str) and v.strip() for v in names)):
+            raise KbError(f"{where}: field 'game_names' must be a list of words")
+        works.append(Work(**{**entry, "witnesses": tuple(entry["witnesses"]), "game_names": tuple(names)}))
     ids = [w.id for w in works]
     for w in works:
         if ids.count(w.id) > 1:
@@ -106,6 +111,23 @@ def of_kind(kind: str) -> tuple[Work, ...]:
 def twin_of(work_id: str) -> str | None:
     """The other translation with the same lettering, or None."""
     return get(work_id).twin or None
+
+
+def family(work_id: str) -> str:
+    """The family of rule books a work belongs to: a work and its twin are one (named by the
+    first of the two ids), so a question about the game finds either translation."""
+    return min(work_id, twin_of(work_id) or work_id)
+
+
+def game_names() -> dict[str, str]:
+    """Each word that names a book's game in a question (the registry's game_names), and the
+    family of the book it names."""
+    out: dict[str, str] = {}
+    for w in all_works():
+        for name in w.game_names:
+            if out.setdefault(name, family(w.id)) != family(w.id):
+                raise KbError(f"{registry_path()}: game name '{name}' is given to two families of works")
+    return out
 
 
 def holdings(records: Iterable[Record]) -> str:

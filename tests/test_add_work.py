@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -135,3 +136,20 @@ def test_a_work_without_a_source_is_an_error(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "kb.cli", "build"], env=env, capture_output=True, text=True)
     assert proc.returncode != 0
     assert proc.stderr.count("\n") == 1 and "'demo' has no source" in proc.stderr
+
+
+@pytest.mark.parametrize("line, message", [
+    ('game_names = "麻将"', "field 'game_names' must be a list of words"),
+    ('game_names = ["桥牌"]', "game name '桥牌' is given to two families of works"),
+])
+def test_a_bad_game_name_is_an_error(tmp_path, monkeypatch, line, message):
+    """works.toml's game_names: a list of words, each naming one family of books."""
+    from kb import works
+    from kb.errors import KbError
+
+    text = (DATA_DIR / "works.toml").read_text(encoding="utf-8")
+    path = tmp_path / "works.toml"
+    path.write_text(text.replace('game_names = ["麻将", "mahjong"]', line), encoding="utf-8")
+    monkeypatch.setenv("KB_WORKS", str(path))
+    with pytest.raises(KbError, match=re.escape(message)):
+        works.game_names()

@@ -466,6 +466,39 @@ def test_board_numbers_and_seats_are_not_words_of_the_question(engine: SearchEng
     assert "副" in "".join(g.label for g in engine.parse("下一副牌开始前").groups)
 
 
+def test_a_word_naming_the_game_chooses_the_rule_book(engine: SearchEngine):
+    """桥牌里 / 麻将里 name the game (works.toml game_names): they choose the family of books,
+    they are not words a clause must hold, and a definition question still asks for its term."""
+    bridge = engine.parse("桥牌里明手是什么意思")
+    assert [g.label for g in bridge.groups] == ["明手"] and bridge.defines == "明手" and bridge.family == "cbr1999"
+    assert "桥" not in bridge.text
+    assert ids(engine.search("桥牌里明手是什么意思")) == ids(engine.search("明手是什么意思"))
+    mahjong = engine.parse("麻將裡說的牌面是什麼意思")
+    assert mahjong.family == "twmj16" and mahjong.defines == "说牌面"
+    assert ids(engine.search("麻将里说的牌面是什么意思", limit=1)) == ["twmj16:hand-value"]
+    # the family named comes first, the defining clause of the other game's term too (罚则: 64A)
+    assert engine.search("罚则", limit=1)[0]["work"] == "cbr1999"
+    assert ids(engine.search("麻将 罚则", limit=1)) == ["twmj16:priority-penalties"]
+    assert {r["work"] for r in engine.search("麻将 更正", limit=5)} == {"twmj16"}
+    assert ids(engine.search("桥牌 碰", limit=1)) == ["cbr1999:45C3"]
+    assert engine.parse("mahjong dummy").family == "twmj16"
+    # alone, or with both games named, the word is searched as any other
+    assert [g.label for g in engine.parse("麻将").groups] == ["麻将"] and engine.search("麻将")
+    both = engine.parse("桥牌 麻将 罚则")
+    assert both.family is None and [g.label for g in both.groups] == ["罚则"]
+
+
+def test_every_game_name_is_one_word_of_the_lexicon(engine: SearchEngine):
+    """A game name the analysis cuts in two would never be recognised: the registry says so."""
+    from kb import works
+    from kb.search.analysis import analyze
+
+    names = works.game_names()
+    assert {"桥牌", "麻将", "bridge", "mahjong"} <= set(names)
+    for name in names:
+        assert len(analyze(name, engine.parser.lex).words) == 1, name
+
+
 def test_meaningful_verbs_are_not_stopwords(engine: SearchEngine):
     assert "问" in [g.label for g in engine.parse("明手可以问庄家吗").groups]
     assert "算" in [g.label for g in engine.parse("单骑算独听吗").groups]

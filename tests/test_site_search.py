@@ -28,7 +28,7 @@ FORMS = [
     "45C4(b)", "45C4b", "第45条C款4(b)", "第45條C款4項（b）", "规则47E2", "規則45C4(b)", "Law 64B", "laws 45C4(b)",
     "第六十四条", "第64条B款6", "64条B款", "第十二墩", "三条", "计台名堂13", "計台名堂第13項", "名堂 36",
     "第64条 藏牌", "藏牌 64B 罚墩", "ＬＡＷ　６４Ｂ", "第九十四条", "第0条", "99A", "第45条C款4项b", "45C9",
-    "明手建议", "64A2", "law64", "第一百条", "名堂100",
+    "明手建议", "64A2", "law64", "第一百条", "名堂100", "L58B2", "l 64", "all 5 cards",
 ]
 
 SCRIPT = r"""
@@ -72,7 +72,8 @@ QUERIES = ["罚张", "什么是罚张", "明手指出藏牌", "連莊拉莊", "�
            "庄家只说“草花”没说几", "dummy left the table", "Defender dropped two cards accidentally",
            "revoked twice penalties", "declarer's cards mistakenly exposed", "bidding passes doubled",
            "第7副北家叫低了，东家没注意直接叫了", "没跟出被抓到罚几墩", "defender doesn’t play his penalty card",
-           "what counts as a revoke", "can I ask to see the cards of the trick just played?"]
+           "what counts as a revoke", "can I ask to see the cards of the trick just played?",
+           "桥牌里明手是什么意思", "麻将里说的牌面是什么意思", "麻将", "桥牌 麻将 罚则", "bridge dummy", "麻将 45C"]
 
 
 @pytest.fixture(scope="module")

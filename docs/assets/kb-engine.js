@@ -444,7 +444,7 @@
     return null;
   };
   // Ranker.rank: [[doc, score], ...] best first.
-  Engine.prototype.rankGroups = function (groups, allowed, text, depth) {
+  Engine.prototype.rankGroups = function (groups, allowed, text, depth, family) {
     var R = this.R, self = this;
     var required = groups.filter(function (g) { return g.required; });
     var optional = groups.filter(function (g) { return !g.required; });
@@ -464,9 +464,11 @@
       });
     });
     if (!scores.size) return [];
-    var fam = this.queryFamily(optional);
+    var named = family !== null && family !== undefined;   // rank.py: the family the query names
+    var fam = named ? family : this.queryFamily(optional);
     if (fam !== null) {
-      scores.forEach(function (sc, d) { if (self.meta.family[d] !== fam) scores.set(d, sc * R.domainPenalty); });
+      var penalty = named ? R.namedPenalty : R.domainPenalty;
+      scores.forEach(function (sc, d) { if (self.meta.family[d] !== fam) scores.set(d, sc * penalty); });
     }
     var all = Array.from(scores.entries());
     var covers = optional.map(function (g) {
@@ -640,19 +642,27 @@
         }
       });
     }
-    var words = this.queryWords(rest);
+    var words = this.queryWords(rest).map(function (w) {
+      Q.questionPrefixes.forEach(function (p) { if (w.indexOf(p) === 0 && w.length > p.length) w = w.slice(p.length); });
+      return w;
+    });
+    // parse.py: a word naming the game chooses the family of books, unless the query has nothing else
+    var games = Q.games, isGame = function (w) { return Object.prototype.hasOwnProperty.call(games, w); };
+    var asked = cites.length > 0 || groups.length > 0 || words.some(function (w) { return !self.stop.has(w) && !isGame(w); });
+    var named = new Set(asked ? words.filter(isGame).map(function (w) { return games[w]; }) : []);
     for (var i = 0; i < words.length; i++) {
       var w = words[i];
-      Q.questionPrefixes.forEach(function (p) { if (w.indexOf(p) === 0 && w.length > p.length) w = w.slice(p.length); });
-      if (this.stop.has(w) || seen.has(w)) continue;
+      if (this.stop.has(w) || seen.has(w) || (named.size && isGame(w))) continue;
       seen.add(w);
       groups.push(this.group(w));
       if (groups.length >= Q.maxGroups) break;
     }
     if (defines !== null) {
-      defines = this.wordsOf(defines).filter(function (w) { return !self.stop.has(w); }).join("") || null;
+      defines = this.wordsOf(defines).filter(function (w) { return !self.stop.has(w) && !(named.size && isGame(w)); }).join("") || null;
     }
-    return { cites: cites, groups: groups, defines: defines, text: words1(rest).join(" ") };
+    if (named.size) Object.keys(games).forEach(function (w) { if (!isAscii(w)) rest = rest.split(w).join(" "); });
+    return { cites: cites, groups: groups, defines: defines, text: words1(rest).join(" "),
+             family: named.size === 1 ? Array.from(named)[0] : null };
   };
 
   // --- display blocks ---------------------------------------------------------------------------
@@ -768,9 +778,12 @@
     }
     return found;
   };
-  Engine.prototype.definitionsFirst = function (ranked, terms) {
+  Engine.prototype.definitionsFirst = function (ranked, terms, family) {
     var self = this, head = ranked.slice(0, this.meta.definitions.window);
-    var defining = head.filter(function (r) { return terms.some(function (t) { return t && self.defines(r[0], t); }); });
+    var defining = head.filter(function (r) {
+      return (family === null || family === undefined || self.meta.family[r[0]] === family)
+        && terms.some(function (t) { return t && self.defines(r[0], t); });
+    });
     if (!defining.length) return ranked;
     var keep = new Set(defining.map(function (r) { return r[0]; }));
     return defining.concat(ranked.filter(function (r) { return !keep.has(r[0]); }));
@@ -824,25 +837,25 @@
     if (!parsed.groups.length) ranked = this.byCitation(parsed.cites, allowed);
     else if (parsed.cites.length) {
       var inside = this.cited(parsed.cites);
-      ranked = this.rankGroups(parsed.groups, function (d) { return inside.has(d) && allowed(d); }, parsed.text, depth);
+      ranked = this.rankGroups(parsed.groups, function (d) { return inside.has(d) && allowed(d); }, parsed.text, depth, parsed.family);
       if (!ranked.length) ranked = this.byCitation(parsed.cites, allowed);
       else ranked = this.topicFirst(ranked, parsed.cites, parsed.groups);
       var seen = new Set(ranked.map(function (r) { return r[0]; }));
-      this.rankGroups(parsed.groups, allowed, parsed.text, depth + seen.size)
+      this.rankGroups(parsed.groups, allowed, parsed.text, depth + seen.size, parsed.family)
         .forEach(function (r) { if (!seen.has(r[0])) ranked.push(r); });
     } else {
-      ranked = this.rankGroups(parsed.groups, allowed, parsed.text, depth);
+      ranked = this.rankGroups(parsed.groups, allowed, parsed.text, depth, parsed.family);
       if (parsed.defines) {
         // engine.py: the clause defining a synonym of the asked term defines it too
         var terms = [parsed.defines];
         parsed.groups.forEach(function (g) {
           if (g.label === parsed.defines) strings(g).forEach(function (x) { if (terms.indexOf(x) < 0) terms.push(x); });
         });
-        ranked = this.definitionsFirst(ranked, terms);
+        ranked = this.definitionsFirst(ranked, terms, parsed.family);
       }
       else {
         if (parsed.groups.length === 1 && !parsed.groups[0].required) {
-          ranked = this.definitionsFirst(ranked, strings(parsed.groups[0]));
+          ranked = this.definitionsFirst(ranked, strings(parsed.groups[0]), parsed.family);
         }
         ranked = this.specificFirst(ranked, parsed.groups);
       }

@@ -89,6 +89,7 @@ _EXPORTS = {
     "SYNONYM_WEIGHT": "kb.search.parse",
     "MINED_WEIGHT": "kb.search.parse",
     "GENERIC_WEIGHT": "kb.search.parse",
+    "game_words": "kb.search.parse",
     "RANKING": "kb.search.rank",
     "SNIPPET_CHARS": "kb.search.snippet",
     "DEFINITION_WINDOW": "kb.search.engine",

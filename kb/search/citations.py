@@ -84,9 +84,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("rule", re.compile(
         r"(?:规则|規則)\s*(?P<num>\d{1,3})(?:\s*(?P<clause>[A-La-l])"
         r"(?:\s*(?P<item>\d{1,2})" + _SUB + r"?)?)?(?![0-9])")),
-    # Law 64B, law 64, Laws 45C4(b)
+    # Law 64B, law 64, Laws 45C4(b), L58B2
     ("law", re.compile(
-        r"(?<![A-Za-z])laws?\s*(?P<num>\d{1,3})(?:(?P<clause>[A-La-l])"
+        r"(?<![A-Za-z])(?:laws?|l)\s*(?P<num>\d{1,3})(?:(?P<clause>[A-La-l])"
         r"(?:(?P<item>\d{1,2})" + _SUB + r"?)?)?(?![0-9A-Za-z])", re.I)),
     # 45C4(b), 45C4b, 64B6, 47E
     ("bare", re.compile(

@@ -67,17 +67,15 @@ class SearchEngine:
             parts = d["pathkey"].split("/")[:-1]
             for k in range(1, len(parts)):
                 self.below["/".join(parts[:k]) + "/", d["work"]].append(n)
-        twin_work = {w: works.twin_of(w) for w in self.works}
         self.twin: dict[int, int] = {}   # a clause's twin in the other translation (the records' twin)
         for n, d in enumerate(self.docs):
             m = self.by_id.get(d["twin"]) if d.get("twin") else None
             if m is not None:
                 self.twin[n] = m
         self.ranker = Ranker(self.docs, data.lexicon, cache_size,
-                             [min(d["work"], twin_work[d["work"]] or d["work"]) for d in self.docs],
-                             self.twin)
+                             [works.family(d["work"]) for d in self.docs], self.twin)
         syn = (synonyms or load_synonyms()).with_mined(data.mined)
-        self.parser = QueryParser(data.lexicon, syn, self.ranker.known)
+        self.parser = QueryParser(data.lexicon, syn, self.ranker.known, works.game_names())
         self._parsed: LRU[tuple[str, str | None], ParsedQuery] = LRU(cache_size)
         self._defining: LRU[str, dict[int, bool]] = LRU(cache_size)   # per term: each clause checked
         self._normal: dict[int, tuple[str, str]] = {}
@@ -146,24 +144,26 @@ class SearchEngine:
             # word matched there, then word matches elsewhere.
             inside = self._cited(parsed.cites)
             ranked = self.ranker.rank(parsed.groups, lambda n: n in inside and (allowed is None or allowed(n)),
-                                      parsed.text, depth)
+                                      parsed.text, depth, parsed.family)
             if not ranked:
                 ranked = self._by_citation(parsed.cites, allowed)
             else:
                 ranked = self._topic_first(ranked, parsed.cites, parsed.groups)
             seen = {n for n, _ in ranked}
-            ranked += [(n, sc) for n, sc in self.ranker.rank(parsed.groups, allowed, parsed.text, depth + len(seen))
+            ranked += [(n, sc) for n, sc in self.ranker.rank(parsed.groups, allowed, parsed.text,
+                                                             depth + len(seen), parsed.family)
                        if n not in seen]
         else:
-            ranked = self.ranker.rank(parsed.groups, allowed, parsed.text, depth)
+            ranked = self.ranker.rank(parsed.groups, allowed, parsed.text, depth, parsed.family)
             if parsed.defines:
                 # 放槍是什麼意思: the clause defining 放铳 (放枪's synonym) defines it too
                 named = [s for g in parsed.groups if g.label == parsed.defines for s in g.strings()]
-                ranked = self._definitions_first(ranked, list(dict.fromkeys([parsed.defines, *named])))
+                ranked = self._definitions_first(ranked, list(dict.fromkeys([parsed.defines, *named])),
+                                                 parsed.family)
             else:
                 if len(parsed.groups) == 1 and not parsed.groups[0].required:
                     # A bare term (revoke, 罚张, 清一色) asks what it is: its definition first.
-                    ranked = self._definitions_first(ranked, parsed.groups[0].strings())
+                    ranked = self._definitions_first(ranked, parsed.groups[0].strings(), parsed.family)
                 ranked = self._specific_first(ranked, parsed.groups)
         return ranked
 
@@ -254,10 +254,13 @@ class SearchEngine:
                 out.append((n, score))
         return out
 
-    def _definitions_first(self, ranked: list[tuple[int, float]], terms: list[str]) -> list[tuple[int, float]]:
-        """For 什么是X: the clauses among the first candidates that define X, first."""
+    def _definitions_first(self, ranked: list[tuple[int, float]], terms: list[str],
+                           family: str | None = None) -> list[tuple[int, float]]:
+        """For 什么是X: the clauses among the first candidates that define X, first (of the family
+        of books the query names, if it names one)."""
         head = ranked[:DEFINITION_WINDOW]
-        defining = [(n, s) for n, s in head if any(self._defines(n, t) for t in terms if t)]
+        defining = [(n, s) for n, s in head if (family is None or self.ranker.family[n] == family)
+                    and any(self._defines(n, t) for t in terms if t)]
         if not defining:
             return ranked
         keep = {n for n, _ in defining}

@@ -39,7 +39,7 @@ GENERIC_WEIGHT = 0.7   # words of everyday language (not curated, frequent in ji
 
 # Query-only stopwords: question words and particles (the index keeps every word).
 STOPWORDS = frozenset("""
-的 了 吗 呢 么 吧 啊 呀 哦 嘛 是 这 那 这个 那个 个 地 得 着 过 和 与 及 或 或者
+的 了 吗 呢 么 吧 啊 呀 哦 嘛 是 里 这 那 这个 那个 个 地 得 着 过 和 与 及 或 或者
 怎么 怎么样 怎样 如何 什么 啥 哪 哪些 哪个 哪里 为什么 为何 请问 请 一下 一般
 可以 可不可以 能否 能不能 是否 是不是 会不会 要不要 该怎么 怎么办 咋 咋办
 时候 的话 有没有 还是 么样 行不行 对不对 对吗 算不算
@@ -105,6 +105,7 @@ class ParsedQuery:
     script: str
     defines: str | None = None
     text: str = ""                  # the words' part of the query (for whole-query grams)
+    family: str | None = None       # the family of rule books the query names (桥牌, 麻将), if one
 
     @property
     def empty(self) -> bool:
@@ -149,11 +150,13 @@ def _latin_phrase(text: str, phrase: str) -> re.Match[str] | None:
 class QueryParser:
     """Parses queries against one lexicon and one set of synonyms."""
 
-    def __init__(self, lex: Lexicon, syn: Synonyms, known: Callable[[str], bool]):
+    def __init__(self, lex: Lexicon, syn: Synonyms, known: Callable[[str], bool],
+                 games: dict[str, str] | None = None):
         self.lex = lex
         self.syn = syn
         self.known = known          # does some clause contain this string?
         self.phrases = syn.phrases
+        self.games = game_words(games or {}, lex)
 
     def parse(self, q: str, script: str | None = None) -> ParsedQuery:
         """Split a cleaned query into citations, phrase groups, English terms and word groups."""
@@ -189,11 +192,13 @@ class QueryParser:
                         groups.append(self._group(p))
                     rest = rest[:m.start()] + " " + rest[m.end():]
                     m = _latin_phrase(rest, p)
-        for w in self._words(rest):
-            for p in QUESTION_PREFIXES:
-                if w.startswith(p) and len(w) > len(p):
-                    w = w[len(p):]
-            if w in STOPWORDS or w in seen:
+        words = [_unprefixed(w) for w in self._words(rest)]
+        # 桥牌里明手是什么意思: a word naming the game chooses the family of books; it is not a
+        # word the clauses must hold (unless the query has nothing else)
+        asked = bool(cites or groups) or any(w not in STOPWORDS and w not in self.games for w in words)
+        named = {self.games[w] for w in words if w in self.games} if asked else set()
+        for w in words:
+            if w in STOPWORDS or w in seen or (named and w in self.games):
                 continue
             seen.add(w)
             groups.append(self._group(w))
@@ -201,8 +206,13 @@ class QueryParser:
                 break
         if defines is not None:
             defines = "".join(w for w, _, _ in analyze(defines, self.lex).words
-                              if w not in STOPWORDS) or None
-        return ParsedQuery(cites, groups, shown, defines, " ".join(rest.split()))
+                              if w not in STOPWORDS and not (named and w in self.games)) or None
+        if named:
+            for w in self.games:
+                if not w.isascii():
+                    rest = rest.replace(w, " ")   # nor are its characters (the whole-query grams)
+        return ParsedQuery(cites, groups, shown, defines, " ".join(rest.split()),
+                           next(iter(named)) if len(named) == 1 else None)
 
     def _words(self, text: str) -> list[str]:
         """The query's words; a word of everyday language that no clause holds and no synonym
@@ -254,6 +264,20 @@ class QueryParser:
             alts.append((w, 1.0))
         weight = GENERIC_WEIGHT if self.lex.generic(w) and not w.isascii() else 1.0
         return Group(w, [(s, x * weight) for s, x in alts], weight=weight)
+
+
+def game_words(games: dict[str, str], lex: Lexicon) -> dict[str, str]:
+    """The words naming a game (works.game_names: 桥牌, 麻将, mahjong) as the analysis gives them
+    (an English one by its stem), each with the family of books it names."""
+    return {w: fam for name, fam in games.items() for w in [w for w, _, _ in analyze(name, lex).words][:1]}
+
+
+def _unprefixed(w: str) -> str:
+    """A query word without a question prefix (多少分 -> 分, 几台 -> 台)."""
+    for p in QUESTION_PREFIXES:
+        if w.startswith(p) and len(w) > len(p):
+            w = w[len(p):]
+    return w
 
 
 def unquoted(q: str) -> str:

@@ -54,6 +54,7 @@ TITLE_BONUS = 1.2         # score factor of a clause whose own title holds every
                           # (groups of everyday words, weighted GENERIC_WEIGHT, aside)
 DOMAIN_SHARE = 0.95       # a group all (this share) of whose clauses are in one family of works votes for it
 DOMAIN_PENALTY = 0.3      # score factor of clauses outside the family the query's words point to
+NAMED_PENALTY = 0.05      # score factor of clauses outside the family the query names (麻将, bridge)
 CACHE_SIZE = 4096
 CANDIDATES = 200
 CONTEXT_COVER = 1.0       # share of a group's coverage weight a clause gets from its ancestors' titles alone
@@ -381,9 +382,10 @@ class Ranker:
         return fam if n >= DOMAIN_SHARE * len(docs) else None
 
     def rank(self, groups: list[Group], allowed: Callable[[int], bool] | None = None,
-             text: str = "", depth: int | None = None) -> list[tuple[int, float]]:
+             text: str = "", depth: int | None = None, family: str | None = None) -> list[tuple[int, float]]:
         """Clauses matching the groups, best first (see the module docstring); with ``depth``,
-        the first ``depth`` are exact and the rest may be left out (the candidate cut)."""
+        the first ``depth`` are exact and the rest may be left out (the candidate cut);
+        ``family``: the family of books the query names (桥牌), instead of the one its words vote for."""
         required = [g for g in groups if g.required]
         optional = [g for g in groups if not g.required]
         scores: dict[int, float]
@@ -413,12 +415,14 @@ class Ranker:
             scores = {d: s for d, s in scores.items() if any(p in self.phrase_text(d) for p in phrases)}
         if not scores:
             return []
-        fam = self.query_family(optional)
+        named = family in self._outside
+        fam = family if named else self.query_family(optional)
         if fam is not None:
             outside = self._outside[fam]
+            penalty = NAMED_PENALTY if named else DOMAIN_PENALTY
             for d in (outside.intersection(scores) if len(outside) < len(scores)
                       else [d for d in scores if d in outside]):
-                scores[d] *= DOMAIN_PENALTY
+                scores[d] *= penalty
         covers = [self.unit_docs(g) if UNIT_EVIDENCE else self.group_docs(g) for g in optional]
         # a group weighs in the coverage if some matched clause holds it
         weights = [g.weight * self.rarity(g) if not c.isdisjoint(scores) else 0.0
@@ -493,6 +497,6 @@ def _top(scores: dict[int, float], k: int) -> dict[int, float]:
 RANKING = {"k1": K1, "b": B, "wordFields": WORD_FIELDS, "gramWeight": GRAM_WEIGHT,
            "queryGramWeight": QUERY_GRAM_WEIGHT, "coveragePower": COVERAGE_POWER,
            "strictTier": STRICT_TIER, "unitEvidence": UNIT_EVIDENCE, "domainShare": DOMAIN_SHARE,
-           "domainPenalty": DOMAIN_PENALTY, "candidates": CANDIDATES, "fusion": FUSION,
+           "domainPenalty": DOMAIN_PENALTY, "namedPenalty": NAMED_PENALTY, "candidates": CANDIDATES, "fusion": FUSION,
            "contextCover": CONTEXT_COVER, "titleBonus": TITLE_BONUS,
            "englishField": ENGLISH_FIELD}

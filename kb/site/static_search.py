@@ -153,7 +153,7 @@ class StaticIndex:
         names: list[str] = []
         out: list[int] = []
         for r in self.records:
-            fam = min(r.work, works.twin_of(r.work) or r.work)
+            fam = works.family(r.work)
             if fam not in names:
                 names.append(fam)
             out.append(names.index(fam))
@@ -239,6 +239,9 @@ class StaticIndex:
                 "definition": [js_regex(p) for p in ks.DEFINITION_RES],
                 "maxGroups": ks.MAX_GROUPS, "maxQuery": ks.MAX_QUERY_CHARS,
                 "synonym": ks.SYNONYM_WEIGHT, "mined": ks.MINED_WEIGHT, "generic": ks.GENERIC_WEIGHT,
+                # a word naming a game, and the family (its place in ``families``) it names
+                "games": {w: families.index(fam) for w, fam in ks.game_words(works.game_names(), self.lex).items()
+                          if fam in families},
             },
             "citations": {
                 "patterns": [[kind, *js_regex(p)] for kind, p in ks.CITATION_PATTERNS],
