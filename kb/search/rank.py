@@ -13,7 +13,8 @@ word without counting it twice. The two channels are added (the gram channel sca
 GRAM_WEIGHT; reciprocal-rank fusion, FUSION = "rrf", measured lower on the tuning set),
 plus the bigrams of the query as typed. When the query's terms of the rules all belong
 to one family of rule books (胡 to mahjong, 明手 to bridge), clauses of the others are
-scaled down. Clauses are then scaled by the square of the share of groups (weighted by
+scaled down (DOMAIN_PENALTY); a query that names the game (麻将, bridge: parse.py) chooses the
+family itself, and the others are scaled down further (NAMED_PENALTY). Clauses are then scaled by the square of the share of groups (weighted by
 rarity; everyday words weigh less) each contains, a clause and its twin counting as one,
 a group in an ancestor's title counting too (CONTEXT_COVER); a group is contained when all
 its bigrams are in the clause (posting lists, no scan over the clauses). A clause whose own
