@@ -492,11 +492,14 @@ def test_every_game_name_is_one_word_of_the_lexicon(engine: SearchEngine):
     """A game name the analysis cuts in two would never be recognised: the registry says so."""
     from kb import works
     from kb.search.analysis import analyze
+    from kb.search.parse import game_words
 
     names = works.game_names()
     assert {"桥牌", "麻将", "bridge", "mahjong"} <= set(names)
     for name in names:
         assert len(analyze(name, engine.parser.lex).words) == 1, name
+    with pytest.raises(KbError, match="game name '台湾麻将' .* not one word of the search lexicon: 台湾 麻将"):
+        game_words({"台湾麻将": "twmj16"}, engine.parser.lex)
 
 
 def test_meaningful_verbs_are_not_stopwords(engine: SearchEngine):
@@ -793,14 +796,19 @@ def test_cli_law_range_filter(capsys, session_build):
     assert main(["--laws", "abc", "藏牌"]) == 2
 
 
-def test_cli_says_what_is_held_when_nothing_is_found(capsys, session_build):
+def test_cli_says_what_is_held_when_nothing_is_found(capsys, monkeypatch, session_build):
     """Law 16 is not in these books: the director is told which laws are, not only "no results"."""
     from kb.search.cli import main
+    held = ("no results. 本库收录：中国桥牌竞赛规则（1999）第27–71条，另有第26条的残句；"
+            "1997 年桥牌规则（另一中译本）规则41–47；台湾十六张麻将竞赛规则。")
     for q in ("Law 16", "第16条", "规则12C1"):
         assert main([q]) == 0
         out = capsys.readouterr().out
-        assert out == ("no results. 本库收录：中国桥牌竞赛规则（1999）第27–71条，另有第26条的残句；"
-                       "1997 年桥牌规则（另一中译本）规则41–47；台湾十六张麻将竞赛规则。\n")
+        assert out == held + "\n"
+    # one query per line: each one that finds nothing says so
+    monkeypatch.setattr("sys.stdin", io.StringIO("Law 16\n第16条\n"))
+    assert main(["-"]) == 0
+    assert capsys.readouterr().out == f"# Law 16\n{held}\n# 第16条\n{held}\n"
 
 
 def test_holdings_runs_of_laws_in_registry_order():

@@ -464,7 +464,7 @@
       });
     });
     if (!scores.size) return [];
-    var named = family !== null && family !== undefined;   // rank.py: the family the query names
+    var named = family !== null;   // rank.py: the family the query names (parse's family, or null)
     var fam = named ? family : this.queryFamily(optional);
     if (fam !== null) {
       var penalty = named ? R.namedPenalty : R.domainPenalty;
@@ -781,7 +781,7 @@
   Engine.prototype.definitionsFirst = function (ranked, terms, family) {
     var self = this, head = ranked.slice(0, this.meta.definitions.window);
     var defining = head.filter(function (r) {
-      return (family === null || family === undefined || self.meta.family[r[0]] === family)
+      return (family === null || self.meta.family[r[0]] === family)
         && terms.some(function (t) { return t && self.defines(r[0], t); });
     });
     if (!defining.length) return ranked;

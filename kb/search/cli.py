@@ -14,6 +14,7 @@ and the exit status is 2 at the end.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import sys
@@ -109,11 +110,16 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
     engine = SearchEngine.open(args.records, args.index)
     opts = dict(limit=args.limit, work=args.work, script=args.script, law_range=parse_law_range(args.laws))
 
+    @functools.cache
+    def coverage() -> str:
+        """What the knowledge base holds (the records read once, when first needed)."""
+        return holdings(read_jsonl(args.records or default_records()))
+
     def format_results(results: list[dict[str, Any]]) -> str:
         if results:
             return format_people(results)
         # found nothing (Law 16): say what is here, so that a director knows where not to look
-        return "no results. " + holdings(read_jsonl(args.records or default_records()))
+        return "no results. " + coverage()
 
     if query != "-":
         results = engine.search(query, **opts)

@@ -268,8 +268,16 @@ class QueryParser:
 
 def game_words(games: dict[str, str], lex: Lexicon) -> dict[str, str]:
     """The words naming a game (works.game_names: 桥牌, 麻将, mahjong) as the analysis gives them
-    (an English one by its stem), each with the family of books it names."""
-    return {w: fam for name, fam in games.items() for w in [w for w, _, _ in analyze(name, lex).words][:1]}
+    (an English one by its stem), each with the family of books it names; KbError for a name the
+    analysis cuts into several words (a query could never hold it as one)."""
+    out: dict[str, str] = {}
+    for name, fam in games.items():
+        words = [w for w, _, _ in analyze(name, lex).words]
+        if len(words) != 1:
+            raise KbError(f"game name '{name}' (kb/data/works.toml) is not one word of the search lexicon: "
+                          f"{' '.join(words) or 'no word'}")
+        out[words[0]] = fam
+    return out
 
 
 def _unprefixed(w: str) -> str:

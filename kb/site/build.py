@@ -53,13 +53,14 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
 def generate_docs(records: list[Record], docs: Path, script: str, examples: Examples | None = None,
-                  layout: Layout | None = None, slots: dict[str, str] | None = None) -> list:
+                  layout: Layout | None = None, slots: dict[str, str] | None = None,
+                  coverage: str | None = None) -> list:
     """Write one edition's Markdown tree (hand-written pages and one page per law); return its nav.
 
     With ``slots``, record bodies go into it as HTML (see kb/site/mkdocs_hooks.py)."""
     layout = layout or Layout(records)
     r = Renderer(layout, script, examples, slots)
-    coverage = works.holdings(records)
+    coverage = works.holdings(records) if coverage is None else coverage
     hand = ROOT / "docs"
     if not hand.is_dir():
         raise KbError(f"{hand}: missing (run kb from the repository checkout)")
@@ -205,12 +206,13 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
     site = work / "site"
     layout = Layout(records)
     index = StaticIndex(records, layout, index_dir or work / "index")
+    coverage = works.holdings(records)   # what the knowledge base holds, said when a search finds nothing
     jobs = []
     chunks: dict[str, dict[str, str]] = {}
     for script in SCRIPTS:
         docs = scratch / script
         slots: dict[str, str] = {}
-        nav = generate_docs(records, docs, script, examples, layout, slots)
+        nav = generate_docs(records, docs, script, examples, layout, slots, coverage)
         slot_file = work / f"slots-{script}.json"
         slot_file.write_text(json.dumps(slots, ensure_ascii=False), encoding="utf-8")
         meta, chunks[script] = index.chunks(script)     # written into the built edition (below)
@@ -229,7 +231,7 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
             "extra": {"kb_search_label": label, "kb_slots": str(slot_file),
                       "kb_works": {w.id: w.title(script) for w in works.all_works()},
                       "kb_search_placeholder": "检索条款" if script == "hans" else "檢索條款",
-                      "kb_header_msgs": header_messages(script, works.holdings(records)),
+                      "kb_header_msgs": header_messages(script, coverage),
                       # the header's 繁/简 switch: the same page in the other edition
                       "kb_switch": ({"edition": "hant", "label": "繁", "title": "繁體中文版", "lang": "zh-Hant",
                                      "offline": SWITCH_OFFLINE.format(other="繁体版")}
