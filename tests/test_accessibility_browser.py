@@ -75,3 +75,31 @@ class TestSimplified:
 class TestTraditional:
     def test_axe_no_serious_or_critical_violations(self, browser, static_site):
         axe_edition(browser, static_site, "hant")
+
+
+def test_calculators_messages_keep_their_contrast(browser, static_site):
+    """What the calculators show only after input (an error, a fifth copy, the flowers, the static
+    helper's notice, the tray's buttons) keeps 4.5:1 in both schemes; the page-kind runs above
+    never see it."""
+    from axe_playwright_python.sync_playwright import Axe
+    script = Axe().axe_script
+    context, pg, errors = new_page(browser, PHONE, color_scheme="light")
+    found = []
+    for path in ("hans/rules/mahjong/", "hans/rules/bridge/"):
+        pg.goto(f"{static_site}/{path}", wait_until="load")
+        if "mahjong" in path:
+            pg.tap('button.kb-flower')
+            pg.fill("#kb-mj-line", "11111m")
+            assert pg.locator(".kb-hand-over").is_visible()
+            pg.tap('[data-act="go"]')
+            pg.wait_for_selector(".kb-error")
+        else:
+            pg.wait_for_selector(".kb-out .kb-offline")
+        for scheme in ("slate", "default"):
+            pg.evaluate(f"() => document.querySelector('input[data-md-color-scheme={scheme}]').click()")
+            pg.wait_for_function(f"() => ({SCHEME[6:]}) === '{scheme}'")
+            for v in axe_violations(pg, script, COLOUR_RULES):
+                found.append((path, scheme, v["id"], v["nodes"][0]["target"]))
+    context.close()
+    assert not errors, errors
+    assert not found, found

@@ -35,6 +35,13 @@ def test_mahjong_calculator_on_a_phone(request, page, host, script, total, name,
     """Under kb serve the API answers; on a static host (and offline) the page scores the hand itself."""
     server = request.getfixturevalue("server" if host == "kb serve" else "static_site")
     page.goto(f"{server}/{script}/rules/mahjong/")
+    page.tap('button.kb-tile[data-code="1m"]')
+    # each tap shows where it went: the count and the hand stay in the window over the keypad
+    count = page.locator(".kb-hand-count").bounding_box()
+    assert count and 0 <= count["y"] and count["y"] + count["height"] <= PHONE["viewport"]["height"]
+    assert "1/17" in page.inner_text(".kb-hand-count")
+    page.tap('[data-act="back"]')
+    assert "0/17" in page.inner_text(".kb-hand-count")
     pick_hand(page)
     assert "17/17" in page.inner_text(".kb-hand-view")            # the hand as tiles, counted
     assert ("西" if script == "hans" else "西") in page.inner_text(".kb-seat")   # 对家 deals: the winner sits 西
@@ -89,10 +96,31 @@ def test_bridge_helper(server, page):
     assert page.locator(".kb-basis a.kb-clause", has_text="64B6").get_attribute("href").endswith("law-64/#64B6")
 
 
-def test_static_host_bridge_helper_says_so_at_once(static_site, page):
-    page.goto(f"{static_site}/hans/rules/bridge/")
+@pytest.mark.parametrize("script", ["hans", "hant"])
+def test_static_host_bridge_helper_answers_its_worked_examples(static_site, page, script):
+    """Without the API the helper says so at once, answers each worked example (run by the build,
+    the same answer the API gives) and refuses, in words, an input that is none of them."""
+    page.goto(f"{static_site}/{script}/rules/bridge/")
     page.wait_for_selector(".kb-offline")
-    assert "静态网页" in page.inner_text(".kb-offline")
+    assert ("静态网页" if script == "hans" else "靜態網頁") in page.inner_text(".kb-offline")
+    page.select_option("#kb-br-q", "revoke-established")
+    cases = page.locator("button.kb-worked-case")
+    assert cases.count() >= 3
+    cases.nth(1).tap()
+    page.wait_for_selector(".kb-explanation")
+    shown = page.inner_text(".kb-explanation")
+    assert shown and page.locator(".kb-basis a.kb-clause").count() >= 1
+    # the loaded input, re-indented, is still the example: 裁定 gives the same answer
+    page.fill("#kb-br-in", page.input_value("#kb-br-in").replace("\n", ""))
+    page.locator("#kb-br-in").evaluate("e => e.value = JSON.stringify(JSON.parse(e.value))")
+    page.tap('[data-act="go"]')
+    assert page.inner_text(".kb-explanation") == shown
+    page.fill("#kb-br-in", '{"revoke_trick": 11, "offender": "E", "events": [], "illegal_inquiry": true}')
+    page.tap('[data-act="go"]')
+    page.wait_for_selector(".kb-out .kb-offline")
+    assert ("不是算例" if script == "hans" else "不是算例") in page.inner_text(".kb-out")
+    # the tap targets are thumb-sized
+    assert cases.first.bounding_box()["height"] >= 40
 
 
 def test_catalogue_page_lists_every_ruling():
@@ -100,3 +128,22 @@ def test_catalogue_page_lists_every_ruling():
     for command in ("kb bridge insufficient-bid", "kb bridge defective-trick", "kb mahjong settle"):
         assert command in text
     assert "kb bridge insufficient-bid" in (SITE / "hant" / "rules" / "index.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("script", ["hans", "hant"])
+def test_bridge_page_worked_answers_are_the_api_answers(script):
+    """The answers a static host shows are what the API gives for the same input and script."""
+    import html as html_lib
+    import json
+
+    from kb.rules.api import _hant
+    from kb.rules.bridge.registry import BY_COMMAND, call
+    page = (SITE / script / "rules" / "bridge" / "index.html").read_text(encoding="utf-8")
+    worked = json.loads(html_lib.unescape(re.search(r'data-worked="([^"]*)"', page).group(1)))
+    assert set(worked) == set(BY_COMMAND) and sum(map(len, worked.values())) >= 90
+    for command, cases in worked.items():
+        for case in cases:
+            result = call(BY_COMMAND[command].name, case["input"]).to_dict()
+            if script == "hant":
+                result = _hant(result)
+            assert (case["explanation"], case["clauses"]) == (result["explanation"], result["clauses"]), case["title"]

@@ -1,7 +1,8 @@
 // The mahjong 台 calculator and the bridge ruling helper (rules/mahjong/, rules/bridge/).
 // The calculator asks /api/rules/mahjong/settle under kb serve, and scores in the page otherwise (a
 // static host, offline, file://: mahjong.js, the Python scorer's port, with the same answers). The
-// bridge helper POSTs to /api/rules/bridge/...; on a static host it says so.
+// bridge helper POSTs to /api/rules/bridge/...; on a static host (or offline) it answers the worked
+// examples, which the build ran and put on the page, and says that other inputs need the API.
 (function () {
   "use strict";
   function el(tag, cls, text) {
@@ -29,11 +30,9 @@
   function chinese(message) {
     return String(message).split(" / ")[0].replace(/^(?:[a-z_][a-z_0-9.\[\]]*: )+/, "").replace(/^hand (?=第)/, "");
   }
-  function offline(out, msgs, href) {
+  function offline(out, msgs) {
     out.textContent = "";
-    var p = el("p", "kb-offline", msgs.offline + " ");
-    if (href) { var a = el("a", "", "→"); a.href = href; p.appendChild(a); }
-    out.appendChild(p);
+    out.appendChild(el("p", "kb-offline", msgs.offline));
   }
 
   // kb serve marks its pages with a cookie (kb/serve.py API_COOKIE); anything else has no API
@@ -48,16 +47,21 @@
     // the hand as tiles, with its count, as it is being tapped or typed
     function showHand() {
       view.textContent = "";
-      if (!line.value.trim()) return;
+      if (!line.value.trim()) {
+        view.appendChild(el("span", "kb-hand-count kb-short", fmt(msgs.count, 0)));
+        view.appendChild(el("span", "kb-hand-empty", msgs.empty));
+        return;
+      }
       var hand;
       try { hand = window.KbMahjong.parseLine(line.value); } catch (e) { view.textContent = chinese(e.message); return; }
       var names = function (ts) { return ts.map(window.KbMahjong.tileName).join(" "); };
       var parts = [msgs.concealed + "：" + names(hand.concealed), msgs.winning + "：" + names([hand.winning_tile])];
       hand.melds.forEach(function (m) { parts.push(meldNames[m.type] + "：" + names(m.tiles)); });
       if (hand.flowers.length) parts.push(msgs.flowers + "：" + names(hand.flowers));
-      view.appendChild(el("span", "kb-hand-tiles", parts.join("；")));
+      // the count first: it is what a tap changes, and the tray (a phone's bottom strip) shows it whole
       var n = hand.concealed.length + 3 * hand.melds.length;
       view.appendChild(el("span", "kb-hand-count" + (n === 17 ? "" : " kb-short"), fmt(msgs.count, n)));
+      view.appendChild(el("span", "kb-hand-tiles", parts.join("；")));
       // a fifth copy is told at once, not only when 计台 is pressed
       var copies = {};
       hand.concealed.concat.apply(hand.concealed, hand.melds.map(function (m) { return m.tiles; }))
@@ -180,24 +184,57 @@
 
   var br = document.getElementById("kb-br");
   if (br) {
-    var bh = JSON.parse(br.dataset.hrefs), bm = JSON.parse(br.dataset.msgs);
+    var bh = JSON.parse(br.dataset.hrefs), bm = JSON.parse(br.dataset.msgs), worked = JSON.parse(br.dataset.worked);
     var q = document.getElementById("kb-br-q"), input = document.getElementById("kb-br-in"), bout = br.querySelector(".kb-out");
-    function fill() { input.value = JSON.stringify(JSON.parse(q.selectedOptions[0].dataset.example), null, 1); }
+    var list = br.querySelector(".kb-worked");
+    // JSON with its keys sorted: an input typed in another key order is still the worked example
+    function canon(v) {
+      if (Array.isArray(v)) return "[" + v.map(canon).join(",") + "]";
+      if (v && typeof v === "object") return "{" + Object.keys(v).sort().map(function (k) { return JSON.stringify(k) + ":" + canon(v[k]); }).join(",") + "}";
+      return JSON.stringify(v);
+    }
+    function show(r) {
+      bout.textContent = "";
+      bout.appendChild(el("p", "kb-explanation", r.explanation));
+      var p = el("p", "kb-basis", bm.basis + "：");
+      r.clauses.forEach(function (c) { p.appendChild(clauseLink(bh, c)); p.appendChild(document.createTextNode(" ")); });
+      bout.appendChild(p);
+    }
+    function load(ex) { input.value = JSON.stringify(ex.input, null, 1); }
+    // the question's worked examples: a tap loads one and shows its answer
+    function fill() {
+      var exs = worked[q.value] || [];
+      list.textContent = "";
+      exs.forEach(function (ex) {
+        var li = el("li"), b = el("button", "kb-worked-case", ex.title);
+        b.type = "button";
+        b.addEventListener("click", function () {
+          load(ex); show(ex);
+          list.querySelectorAll(".kb-worked-case").forEach(function (x) { x.setAttribute("aria-pressed", String(x === b)); });
+          // the answer sits above the list: bring it (and the input it answers) into view
+          if (input.scrollIntoView) input.scrollIntoView({ block: "start", behavior: "smooth" });
+        });
+        li.appendChild(b);
+        list.appendChild(li);
+      });
+      if (exs.length) load(exs[0]); else input.value = "{}";
+      if (served) bout.textContent = ""; else offline(bout, bm);
+    }
     q.addEventListener("change", fill);
     fill();
-    if (!served) offline(bout, bm, "../");      // said before the reader types, not after
+    function here(body) {
+      var key = canon(body), hit = (worked[q.value] || []).filter(function (ex) { return canon(ex.input) === key; })[0];
+      if (hit) show(hit); else { bout.textContent = ""; bout.appendChild(el("p", "kb-offline", bm.unknown)); }
+    }
     br.querySelector('[data-act="go"]').addEventListener("click", function () {
       var body;
-      try { body = JSON.parse(input.value); } catch (e) { bout.textContent = bm.error + "：JSON"; return; }
+      try { body = JSON.parse(input.value); } catch (e) { bout.textContent = ""; bout.appendChild(el("p", "kb-error", bm.error + "：JSON")); return; }
+      if (!served) { here(body); return; }
       bout.textContent = "…";
       post(br.dataset.api + q.value + "?script=" + br.dataset.script, body).then(function (r) {
-        bout.textContent = "";
-        if (!r.ok) { bout.appendChild(el("p", "kb-error", bm.error + "：" + r.data.error)); return; }
-        bout.appendChild(el("p", "kb-explanation", r.data.explanation));
-        var p = el("p", "kb-basis", bm.basis + "：");
-        r.data.clauses.forEach(function (c) { p.appendChild(clauseLink(bh, c)); p.appendChild(document.createTextNode(" ")); });
-        bout.appendChild(p);
-      }).catch(function () { offline(bout, bm, "../"); });
+        if (!r.ok) { bout.textContent = ""; bout.appendChild(el("p", "kb-error", bm.error + "：" + r.data.error)); return; }
+        show(r.data);
+      }).catch(function () { here(body); });
     });
   }
 })();

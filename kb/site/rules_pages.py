@@ -71,7 +71,7 @@ def mahjong_page(r: Any) -> str:
             "pay": r.t("结算（每家付给胡牌者）"), "silent": r.t("条文未定之处"),
             "count": r.t("已有 {n}/17 张（杠按 3 张计，不含花牌）"), "concealed": r.t("暗牌"),
             "flowers": r.t("花牌"), "winning": r.t("胡"), "over": r.t("{t}已有 {n} 张（每种牌只有 4 张）"),
-            "basis": r.t("依据")}
+            "basis": r.t("依据"), "empty": r.t("点选上方的牌张，手牌就显示在这里")}
     melds = {k: r.t(v) for k, v in (("chi", "吃"), ("pon", "碰"), ("kan", "明杠"), ("ankan", "暗杠"))}
     # the winner's 门风 follows from who deals (settlement.WINNER_SEAT): shown, not chosen
     seats = {d: r.t(f"{WIND_NAMES[n - 1]}（开门序第 {n} 家）") for d, n in WINNER_SEAT.items()}
@@ -88,7 +88,6 @@ def mahjong_page(r: Any) -> str:
 <div class="kb-tiles kb-flowers" role="group">{flowers}</div>
 <label class="kb-line-label" for="kb-mj-line">{r.t('手牌（一行写法）')}</label>
 <input id="kb-mj-line" class="kb-line" type="text" autocomplete="off" maxlength="400" inputmode="text">
-<p class="kb-hand-view" aria-live="polite"></p>
 <div class="kb-flags">
 <label>{r.t('胡法')} <select data-pay="how">{hows}</select></label>
 <label>{r.t('庄家')} <select data-pay="dealer">{dealers}</select></label>
@@ -96,10 +95,13 @@ def mahjong_page(r: Any) -> str:
 <span class="kb-seat-label">{r.t('门风')} <output class="kb-seat" data-seats="{_attr(seats)}"></output></span>
 <label>{r.t('圈风')} <select data-flag="圈风">{winds}</select></label>
 </div>
+<div class="kb-tray">
+<p class="kb-hand-view" aria-live="polite"></p>
 <div class="kb-actions">
 <button type="button" class="md-button" data-act="back">{r.t('退一张')}</button>
 <button type="button" class="md-button" data-act="clear">{r.t('清除')}</button>
 <button type="button" class="md-button md-button--primary" data-act="go">{r.t('计台')}</button>
+</div>
 </div>
 <div class="kb-out" role="status" aria-live="polite"></div>
 </div>
@@ -109,32 +111,44 @@ def mahjong_page(r: Any) -> str:
 
 
 def bridge_page(r: Any) -> str:
-    """The ruling helper: pick a question, edit its JSON, answered by /api/rules/bridge/{command}."""
+    """The ruling helper: pick a question, edit its JSON, answered by /api/rules/bridge/{command}.
+
+    Each question's worked examples (run at build time) are on the page with their answers, so a
+    static host or a phone offline, which have no API, still answers them."""
+    from kb.normalise import to_hant
     from kb.rules.bridge.examples import check_examples
-    first: dict[str, dict[str, Any]] = {}
+    from kb.rules.bridge.registry import command_of
     if "bridge_examples" not in r.layout.memo:
         r.layout.memo["bridge_examples"] = check_examples()
+    text = (lambda x: x) if r.script == "hans" else to_hant      # as the API's ?script=hant gives it
+    worked: dict[str, list[dict[str, Any]]] = {ru.command: [] for ru in RULINGS}
     for ex in r.layout.memo["bridge_examples"]:
-        first.setdefault(ex["function"], ex["input"])
-    ids = sorted({c for ru in RULINGS for c in ru.clauses})
+        worked[command_of(ex["function"])].append(
+            {"title": r.t(ex["title"]), "input": ex["input"], "explanation": text(ex["result"]["explanation"]),
+             "clauses": ex["result"]["clauses"]})
+    ids = sorted({c for ru in RULINGS for c in ru.clauses}
+                 | {c for exs in worked.values() for ex in exs for c in ex["clauses"]})
     hrefs = _hrefs(r, BRIDGE, ids)
-    options = "".join(f'<option value="{ru.command}" data-example="{_attr(first.get(ru.name, {}))}">'
-                      f"{html.escape(r.t(ru.summary))}</option>" for ru in RULINGS)
-    msgs = {"offline": r.t("裁定服务无法连接：本站可能以静态网页发布，没有计算服务。请看各条规则页上的算例，或在本机运行 kb serve。"),
-            "error": r.t("无法裁定"), "basis": r.t("依据")}
+    options = "".join(f'<option value="{ru.command}">{html.escape(r.t(ru.summary))}</option>' for ru in RULINGS)
+    msgs = {"offline": r.t("这是静态网页（或已离线），没有裁定服务：只能给出下面算例的结果，它们在建站时已由规则代码算出。"
+                           "点一个算例即可查看；其他情形要在运行裁定服务的站点上输入。"),
+            "unknown": r.t("这一输入不是算例，而这里没有裁定服务，无法计算。请点下面的算例之一。"),
+            "error": r.t("无法裁定"), "basis": r.t("依据"), "worked": r.t("算例（建站时由规则代码算出）")}
     return f"""# {r.t('桥牌裁定助手')}
 
 {r.t('选择问题，按情况修改输入（JSON，字段见')} [{r.t('目录')}](index.md)）{r.t('，再按“裁定”。每个问题只有一种输入；结果用文字说明情况并列出所据条款。')}
 
 <link rel="stylesheet" href="../../assets/rules.css">
 <div id="kb-br" class="kb-calc" markdown="0" data-api="/api/rules/bridge/" data-script="{r.script}" data-hrefs="{_attr(hrefs)}"
-     data-msgs="{_attr(msgs)}">
+     data-msgs="{_attr(msgs)}" data-worked="{_attr(worked)}">
 <label class="kb-line-label" for="kb-br-q">{r.t('问题')}</label>
 <select id="kb-br-q" class="kb-select">{options}</select>
 <label class="kb-line-label" for="kb-br-in">{r.t('输入')}</label>
 <textarea id="kb-br-in" class="kb-json" rows="6" spellcheck="false"></textarea>
 <div class="kb-actions"><button type="button" class="md-button md-button--primary" data-act="go">{r.t('裁定')}</button></div>
 <div class="kb-out" role="status" aria-live="polite"></div>
+<p class="kb-pay-head">{msgs["worked"]}</p>
+<ul class="kb-worked"></ul>
 </div>
 <script src="../../assets/calculator.js"></script>
 """
