@@ -211,7 +211,7 @@ def test_a_tap_anywhere_on_a_result_opens_its_clause(browser, static_site):
     href = twin.get_attribute("href")
     assert href and "laws1997" in href
     box = twin.bounding_box()
-    assert box
+    assert box and box["height"] >= 40 and box["width"] >= 40      # a thumb's target, not a 15 px word
     pg.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     pg.wait_for_url(re.compile(".*laws1997.*#.+"))
     context.close()
@@ -234,6 +234,10 @@ def test_back_from_a_result_brings_the_question_back(browser, static_site):
     pg.wait_for_selector(".kb-hsearch ol[data-kb-state=done]", state="attached")
     assert pg.input_value(".kb-hsearch-input") == "defender dropped a card"
     assert pg.locator(".kb-hsearch-panel").is_visible() and pg.locator(".kb-hsearch-panel li.kb-result").count()
+    # the reopened box can be closed with one tap, and the page is there again
+    pg.tap(".kb-hsearch-close")
+    assert pg.locator(".kb-hsearch-panel").is_hidden() and pg.locator(".kb-hsearch-close").is_hidden()
+    assert pg.locator(".kb-hsearch-open").is_visible()
     pg.goto(start, wait_until="load")          # not Back: nothing reopens
     assert pg.input_value(".kb-hsearch-input") == "" and pg.locator(".kb-hsearch-panel").is_hidden()
     context.close()

@@ -49,6 +49,8 @@ def test_clause_page_shows_text_links_backlinks_variants_provenance(built):
     # 47C cites 45C4(b): the backlink is shown on 45C4(b)'s page
     assert "被引用" in html and re.search(r'href="\.\./law-47/#47C"', html)
     assert "来" in html and "异文" in html              # 45D: 004 来 / 000 未
+    hant = page(site, "hant", "cbr1999/law-45")
+    assert "004：來" in hant and "異文" in hant         # the readings in the edition's script, like the text
     assert "出处：抄本 004 第 " in html and "004_5298a96e49a6c220.txt" in html
     assert "脚注 [14]" in html
 
@@ -475,3 +477,19 @@ def test_record_bodies_written_as_html_are_what_markdown_makes(built):
             shown += via_markdown.count('<div class="admonition ')
     assert as_html > len(layout.pages)
     assert shown > 100 and in_markdown == 0     # every example block was written as HTML
+
+
+def test_a_fragment_law_says_so_before_its_text(built):
+    """Law 26 survives as half a sentence: the page says so above it, and why there is no more."""
+    _, site = built
+    html = page(site, "hans", "cbr1999/law-26")
+    note = html.index("本条不全")
+    assert note < html.index("得引牌权时") and "全文无从补出" in html[note:note + 300]
+    assert "本條不全" in page(site, "hant", "cbr1999/law-26")
+
+
+def test_the_traditional_edition_uses_taiwan_forms_in_the_theme(built):
+    """mkdocs-material's zh-Hant strings have Mainland forms (頁脚, 閲讀); the hant edition uses its zh-TW ones."""
+    _, site = built
+    html = page(site, "hant", "cbr1999/law-45")
+    assert 'aria-label="頁腳"' in html and "頁脚" not in html and 'lang="zh-Hant"' in html

@@ -47,6 +47,28 @@
     notice.timer = setTimeout(function () { box.remove(); }, 8000);
   }
 
+  // --- the print editions (PDF): their size shown; offline, opened only if this device kept one
+  // (the service worker keeps a PDF once it has been opened; the offline download holds none)
+  var pdfs = document.querySelectorAll('a[type="application/pdf"]');
+  if (!fileMode && navigator.onLine !== false) {
+    Array.prototype.forEach.call(pdfs, function (a) {
+      fetch(a.href, { method: "HEAD" }).then(function (resp) {
+        var n = Number(resp.headers.get("content-length"));
+        if (resp.ok && n > 0) a.appendChild(document.createTextNode(" · " + (n / 1048576).toFixed(1) + " MB"));
+      }).catch(function () {});
+    });
+  }
+  document.addEventListener("click", function (event) {
+    var a = event.target.closest && event.target.closest('a[type="application/pdf"]');
+    if (!a) return;
+    if (fileMode) { event.preventDefault(); notice(a.getAttribute("data-msg-file")); return; }
+    if (navigator.onLine !== false || !window.caches) return;
+    event.preventDefault();
+    caches.match(a.href).then(function (hit) {
+      if (hit) location.href = a.href; else notice(a.getAttribute("data-msg-offline"));
+    }, function () { location.href = a.href; });
+  });
+
   // --- the menu opens at the page being read (not at the book's first law) -----------------
   // the nearest box that scrolls within the menu (the sidebar; on a phone, the book's panel), or
   // none: a short menu does not scroll, and the page itself is never moved from here
@@ -69,10 +91,15 @@
   if (drawer) drawer.addEventListener("change", function () { if (drawer.checked) setTimeout(showActiveNav, 0); });
   window.addEventListener("load", showActiveNav);
 
+  // the edition this device reads: the site's root page opens it next time (offline, it is the one kept)
+  if (!fileMode) { try { localStorage.setItem("kb-edition", hant ? "hant" : "hans"); } catch (e) { /* private mode */ } }
+
   // --- offline: one service worker per edition --------------------------------------------
   if (!fileMode && "serviceWorker" in navigator && window.isSecureContext) {
     window.addEventListener("load", function () {
       navigator.serviceWorker.register(root + "sw.js", { scope: root }).catch(function () {});
+      // the site's root page (outside both editions' scopes) opens offline too
+      navigator.serviceWorker.register(new URL("../sw.js", root).href, { scope: new URL("../", root).href }).catch(function () {});
     });
   }
 
@@ -319,6 +346,7 @@
       input.focus();
     });
     function close() { panel.hidden = true; form.classList.remove("kb-hsearch--open"); }
+    form.querySelector(".kb-hsearch-close").addEventListener("click", function () { close(); input.blur(); });
     document.addEventListener("click", function (event) {
       if (!form.contains(event.target)) close();
     });

@@ -28,7 +28,7 @@ from kb.errors import KbError
 from kb.normalise import to_hant
 from kb.records import Record
 from kb.site.layout import MAHJONG_PAGES, Layout
-from kb.site.offline import finish_edition, write_download
+from kb.site.offline import finish_edition, finish_root, write_download
 from kb.site.render import Examples, Renderer, merge_slots
 from kb.site.rules_pages import write_pages as write_rules_pages
 from kb.site.static_search import StaticIndex, write_chunks
@@ -257,14 +257,14 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
         # the search index goes straight into the edition: mkdocs need not read and copy it
         write_chunks(edition, chunks[script])
         finish_edition(edition)
-    (site / "index.html").write_text(LANDING, encoding="utf-8")
+    finish_root(site)
     write_download(site)
     return site
 
 
 # The header box's own wording; what it shares with the search page (searching, the twin's label)
 # is read from the search page itself (docs/search.md), so each is written once.
-HEADER_ONLY_MESSAGES = {"more": "全部结果", "none": "没有找到相关条款。{coverage}"}
+HEADER_ONLY_MESSAGES = {"more": "全部结果", "none": "没有找到相关条款。{coverage}", "close": "关闭检索"}
 # what the 繁/简 switch says offline when this device has not kept the other edition
 SWITCH_OFFLINE = "离线时打不开{other}：这台设备还没有存下它。联网时打开一次{other}，之后离线也能用。"
 SHARED_MESSAGES = ("searching", "twin")
@@ -327,14 +327,3 @@ def mkdocs_error(output: str) -> str:
         if "Error" in ln or "error" in ln:
             return ln
     return lines[-1] if lines else "failed"
-
-
-LANDING = """<!doctype html>
-<html lang="zh"><head><meta charset="utf-8"><title>牌规知识库 · 牌規知識庫</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<script>
-var l = (navigator.language || "").toLowerCase(), page = location.protocol === "file:" ? "index.html" : "";
-location.replace((/zh-(tw|hk|mo|hant)/.test(l) ? "hant/" : "hans/") + page + location.hash);
-</script></head>
-<body><p><a href="hans/">简体版</a> · <a href="hant/">繁體版</a></p></body></html>
-"""

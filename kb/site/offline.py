@@ -4,6 +4,9 @@
   search chunk of the edition when first installed (unless the browser asks to save data; then
   only what is opened); its cache name carries a hash of all
   those files, so a new build installs a new cache and deletes the old one.
+* ``finish_root`` writes the landing page (``index.html``, which opens an edition) and a small
+  service worker beside it, whose only job is to answer for the landing page when the network
+  does not: the editions' workers cover only their own folders.
 * ``write_download`` writes ``paigui-kb-offline.zip`` beside the editions: the same files with
   every relative link pointing at an ``index.html`` (a browser opening files from disk shows
   folder listings for ``law-45/``); search works there too, since the index chunks are
@@ -50,6 +53,27 @@ def finish_edition(edition: Path) -> str:
                                    .replace("__PREFIX__", json.dumps(f"kb-{edition.name}-"))
                                    .replace("__FILES__", json.dumps(urls, ensure_ascii=False)), encoding="utf-8")
     return version
+
+
+# The site's root page: it opens the edition this device used last (kb.js remembers it; offline,
+# that is the edition it kept), else the one the browser's language asks for.
+LANDING = """<!doctype html>
+<html lang="zh"><head><meta charset="utf-8"><title>牌规知识库 · 牌規知識庫</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<script>
+var l = (navigator.language || "").toLowerCase(), page = location.protocol === "file:" ? "index.html" : "", last = null;
+try { last = localStorage.getItem("kb-edition"); } catch (e) {}
+location.replace((last === "hans" || last === "hant" ? last : /zh-(tw|hk|mo|hant)/.test(l) ? "hant" : "hans") + "/" + page + location.hash);
+</script></head>
+<body><p><a href="hans/">简体版</a> · <a href="hant/">繁體版</a></p></body></html>
+"""
+
+
+def finish_root(site: Path) -> None:
+    """Write the landing page and the root's service worker (which holds the page in itself)."""
+    (site / "index.html").write_text(LANDING, encoding="utf-8")
+    (site / "sw.js").write_text(ROOT_WORKER.replace("__LANDING__", json.dumps(LANDING, ensure_ascii=False)),
+                                encoding="utf-8")
 
 
 def file_url(url: str) -> str:
@@ -138,6 +162,24 @@ self.addEventListener("fetch", function (event) {
         return resp;
       });
     });
+  }));
+});
+"""
+
+
+ROOT_WORKER = """// The site root's service worker (written by kb build; kb/site/offline.py). The editions' workers
+// cover /hans/ and /hant/; this one answers only for the root page itself, from the network when
+// it can and else with the landing page it holds, which opens the edition this device kept.
+"use strict";
+var LANDING = __LANDING__;
+self.addEventListener("install", function () { self.skipWaiting(); });
+self.addEventListener("activate", function (event) { event.waitUntil(self.clients.claim()); });
+self.addEventListener("fetch", function (event) {
+  var req = event.request, scope = self.registration.scope;
+  if (req.method !== "GET" || req.mode !== "navigate") return;
+  if (req.url.split(/[?#]/)[0] !== scope && req.url.split(/[?#]/)[0] !== scope + "index.html") return;
+  event.respondWith(fetch(req).catch(function () {
+    return new Response(LANDING, { headers: { "Content-Type": "text/html; charset=utf-8" } });
   }));
 });
 """

@@ -129,9 +129,11 @@ class Renderer:
             details.append(f"{self.t('出处')}：{self.t('抄本')} {esc(w.sigil)} {self.t('第')} {span} {self.t('行')}"
                            f"（{self.t('文件')} {code(w.source)}）")
         for v in rec.variants:
-            readings = " ｜ ".join(f"{esc(sigil)}：{esc(t) or '∅'}" for sigil, t in v["readings"].items())
-            details.append(f"{self.t('异文')}：{readings}（{esc(v['context'])}）")
-        for n in rec.notes:     # the editors' words, in this edition's script (variants stay as the witnesses read)
+            # the readings as normalised (the witness's own script is in the line above), so in
+            # this edition's script like the text they differ in
+            readings = " ｜ ".join(f"{esc(sigil)}：{esc(self.t(t)) or '∅'}" for sigil, t in v["readings"].items())
+            details.append(f"{self.t('异文')}：{readings}（{esc(self.t(v['context']))}）")
+        for n in rec.notes:     # the editors' words, in this edition's script
             gap = " " if n["from"][:1].isascii() else ""      # 据1997年…, 据 Laws 1997…
             details.append(f"{self.t(NOTE_KINDS.get(n['kind'], '注'))}：{esc(self.t(n['what']))}"
                            f"（{self.t('据')}{gap}{esc(self.t(n['from']))}）")
@@ -255,6 +257,12 @@ class Renderer:
         law = records[0]
         head = "".join(f'<p class="kb-heading">{escape(self.t(h))}</p>\n' for h in law.heading)
         out = [head]
+        if law.fragment:
+            # said above the text, which begins mid-sentence: what is kept, and why no more is
+            what = next(n["what"] for n in law.notes if n.get("kind") == "fragment")
+            rest = ("另一译本载有本条全文，见对照页。" if law.law in self.layout.compared_set else
+                    "本库的其他来源也不载本条，全文无从补出；引用本条的条款列在下方“被引用”。")
+            out.append(f'!!! warning "{self.t("残篇")}"\n    {escape(self.t(f"本条不全。{what}。{rest}"))}\n')
         if law.law in self.layout.compared_set:
             # a link to another page (not in print), a button a thumb finds above the title
             out.append(f'[{self.t("与另一译本对照")}]({relative(page, f"compare/law-{law.law}.md")}){{: .kb-compare-link }}\n'
@@ -281,8 +289,10 @@ class Renderer:
 
     def pdf_link(self, work: str) -> str:
         """The link from a work's index page to its print edition (kb/site/pdf.py writes it after mkdocs)."""
-        return (f'<p class="kb-pdf kb-print-hide"><a href="{pdf_href(work, self.script)}" type="application/pdf">'
-                f'{self.t("打印版（PDF）")}</a></p>\n')
+        offline = self.t("离线时打不开打印版：这台设备还没有存下它。联网时打开一次，之后离线也能打开。")
+        download = self.t("离线包不含打印版（PDF 每本 1–2 MB）：请在联网时从网站下载。")
+        return (f'<p class="kb-pdf kb-print-hide"><a href="{pdf_href(work, self.script)}" type="application/pdf" '
+                f'data-msg-offline="{offline}" data-msg-file="{download}">{self.t("打印版（PDF）")}</a></p>\n')
 
     def compare_page(self, law: int) -> str:
         """The two translations of one law, clause by clause, in two columns (stacked on a phone)."""
