@@ -400,6 +400,8 @@ def test_offline_after_one_visit(static_site, browser):
         page.set_default_timeout(TIMEOUT_MS)
         page.goto(f"{static_site}/hans/cbr1999/")
         page.wait_for_function(EDITION_WORKER, timeout=60_000)
+        # the reader is told, once, that the edition is now kept on this device
+        page.locator(".kb-notice", has_text="这台设备已存下本版").wait_for()
         # the print edition's link tells its size (a PDF is not part of the offline cache)
         page.locator('a[type="application/pdf"]', has_text="MB").wait_for()
         # the whole edition is cached once the worker is active and controls the page
@@ -410,6 +412,9 @@ def test_offline_after_one_visit(static_site, browser):
         assert "离线时打不开打印版" in page.inner_text(".kb-notice") and page.url.endswith("/hans/cbr1999/")
         page.goto(f"{static_site}/hans/cbr1999/law-62/")         # never visited
         assert page.locator("[id='62A']").count() == 1
+        page.goto(f"{static_site}/hans/")                        # the home page says so too
+        page.locator(".kb-offline-state", has_text="这台设备已存下本版").wait_for()
+        page.goto(f"{static_site}/hans/cbr1999/law-62/")
         page.click(".kb-hsearch-open")
         page.fill(".kb-hsearch-input", "明手指出藏牌")
         assert STATIC_TOP3["明手指出藏牌"] & set(top_ids(page, ".kb-hsearch ol")[:3])

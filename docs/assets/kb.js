@@ -103,6 +103,29 @@
     });
   }
 
+  // Whether this device keeps the edition (the worker's marker, written once every file is
+  // cached): said on the home page, and told once on any page when it has just been saved. Not
+  // said when the reader asked to save data (the worker then keeps only what is opened).
+  function offlineState() {
+    var conn = navigator.connection, form = document.querySelector("form[data-kb-hsearch]");
+    if (fileMode || !window.caches || !("serviceWorker" in navigator) || !window.isSecureContext || !form ||
+        (conn && conn.saveData)) return;
+    var box = document.querySelector(".kb-offline-state");
+    var readyText = form.getAttribute("data-msg-offline-ready"), savingText = form.getAttribute("data-msg-offline-saving");
+    function say(text) { if (box) { box.textContent = text; box.hidden = false; } }
+    function kept() {
+      return caches.match(root + "offline-ready").then(function (hit) { return !!hit; }, function () { return false; });
+    }
+    kept().then(function (yes) {
+      if (yes) { say(readyText); return; }
+      say(savingText);
+      navigator.serviceWorker.addEventListener("controllerchange", function () {
+        kept().then(function (now) { if (now) { say(readyText); notice(readyText); } });
+      });
+    });
+  }
+  offlineState();
+
   // --- the engine, loaded on first use ----------------------------------------------------
   var pending = {};
   window.kbIndexChunk = function (name, data) {

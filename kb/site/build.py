@@ -264,7 +264,10 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
 
 # The header box's own wording; what it shares with the search page (searching, the twin's label)
 # is read from the search page itself (docs/search.md), so each is written once.
-HEADER_ONLY_MESSAGES = {"more": "全部结果", "none": "没有找到相关条款。{coverage}", "close": "关闭检索"}
+HEADER_ONLY_MESSAGES = {"more": "全部结果", "none": "没有找到相关条款。{coverage}", "close": "关闭检索",
+                        # whether this device keeps the edition for offline use (kb.js; the home page shows it)
+                        "offline-ready": "这台设备已存下本版：断网也能翻阅和检索。",
+                        "offline-saving": "正在把本版存到这台设备；存好后断网也能用。"}
 # what the 繁/简 switch says offline when this device has not kept the other edition
 SWITCH_OFFLINE = "离线时打不开{other}：这台设备还没有存下它。联网时打开一次{other}，之后离线也能用。"
 SHARED_MESSAGES = ("searching", "twin")

@@ -23,6 +23,7 @@ from pathlib import Path
 DOWNLOAD = "paigui-kb-offline.zip"
 SKIP_SUFFIXES = (".map", ".gz")
 SKIP_NAMES = ("sw.js", "sitemap.xml", DOWNLOAD)
+READY = "offline-ready"     # the cache entry that says every file of the edition is kept (kb.js reads it)
 SKIP_DIRS = ("pdf",)        # the PDF editions (megabytes each) are downloads, not part of the offline cache
 # (A word character before the name is checked in ``file_html``: a leading \b makes the scan 4x slower.)
 _LINK = re.compile(r'(href|src|action)="([^"]*)"')
@@ -51,6 +52,7 @@ def finish_edition(edition: Path) -> str:
     version = h.hexdigest()[:12]
     (edition / "sw.js").write_text(SERVICE_WORKER.replace("__VERSION__", json.dumps(f"{edition.name}-{version}"))
                                    .replace("__PREFIX__", json.dumps(f"kb-{edition.name}-"))
+                                   .replace("__READY__", json.dumps(READY))
                                    .replace("__FILES__", json.dumps(urls, ensure_ascii=False)), encoding="utf-8")
     return version
 
@@ -135,13 +137,18 @@ var VERSION = __VERSION__;
 var PREFIX = __PREFIX__;
 var CACHE = "kb-" + VERSION;
 var FILES = __FILES__;
+var READY = __READY__;
 
 // A reader who asked the browser to save data (Save-Data) gets no download of the whole edition:
 // the pages and search chunks they open are still kept as they go (see fetch below).
 self.addEventListener("install", function (event) {
   var conn = self.navigator && self.navigator.connection;
   event.waitUntil(caches.open(CACHE).then(function (cache) {
-    return conn && conn.saveData ? null : cache.addAll(FILES);
+    if (conn && conn.saveData) return null;
+    // the marker kb.js looks for to tell the reader the edition is kept (only once all of it is)
+    return cache.addAll(FILES).then(function () {
+      return cache.put(self.registration.scope + READY, new Response(VERSION));
+    });
   }).then(function () { return self.skipWaiting(); }));
 });
 
