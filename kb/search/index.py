@@ -3,9 +3,10 @@
 An index is a directory holding:
 
 * a whoosh index (``whoosh.index.create_in``, one writer, one commit; schema in
-  ``schema``): per record the stored fields shown in results, and its terms (words of
-  title, text and ancestor titles with their positions; negation-marked character
-  bigrams and unigrams of title and text), cut once at build time by the jieba tokenizer;
+  ``schema``): per record the stored fields shown in results, and its words (title, text,
+  ancestor titles, search aids, with their positions), cut once at build time by the jieba
+  tokenizer, with the term counts of those fields and of its negation-marked character
+  bigrams and unigrams (stored, not inverted: the ranking reads the counts);
 * ``lexicon.json``: the corpus-trimmed segmenter dictionary (see ``lexicon``), so a
   fresh process cuts queries exactly as the records were cut without loading jieba;
 * ``mined.json``: synonym pairs mined from the two translations' aligned clauses;
@@ -18,8 +19,8 @@ An index is a directory holding:
 
 Opening reads the stored fields of every document from the whoosh index into memory,
 ``counts`` included: the ranker gets each document's terms per field with their
-frequencies, exactly as they were cut; the inverted postings (with positions for the
-word fields) are whoosh's, for whoosh queries (a test checks the two agree).
+frequencies, exactly as they were cut; the inverted postings of the word fields (with
+positions) are whoosh's, for whoosh queries (a test checks the two agree).
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ from kb.search.synonyms import CURATED_PATHS, SYNONYMS_PATH, VOCABULARY_PATH, lo
 
 META_FILE = "kb-index.json"
 DATA_FILES = ("lexicon.json", "mined.json")   # besides whoosh's own files
-SCHEMA_VERSION = "16"
+SCHEMA_VERSION = "17"
 COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
 
 
@@ -148,13 +149,11 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 
 def _indexed(doc: dict[str, Any], lex: Lexicon) -> dict[str, Any]:
-    """A document as whoosh is given it: stored fields, the texts each field cuts, and
-    the term frequencies of those texts."""
+    """A document as whoosh is given it: stored fields, the texts each word field cuts, and
+    the term frequencies of those texts and of the character grams (which whoosh does not index)."""
     title, text = searchable(doc["title_hans"]), searchable(doc["text_hans"])
     fields = dict(doc, title=title, text=text)
-    body = "\n".join((title, text, doc["subjects"], doc["questions"]))
-    fields.update({name: body for name in GRAM_FIELDS})
-    fields[COUNTS] = term_counts(fields, lex)
+    fields[COUNTS] = term_counts(fields, lex, body=("title", "text", "subjects", "questions"))
     return {k: v for k, v in fields.items() if v is not None}
 
 

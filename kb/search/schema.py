@@ -14,12 +14,13 @@ stored), ``questions`` (the questions people ask that it answers, one per line, 
 field of their own, so that a clause's many whole-sentence questions neither lengthen nor
 outweigh its few subject terms), ``english`` (the record's English phrases, one per line;
 English words by their stem): TEXT, jieba words
-with sequential positions, so whoosh phrase queries work; ``bigram`` and ``unigram`` (TEXT
-without positions, fed title + text + subjects + questions): the
-negation-marked character grams, with their frequencies; ``counts`` (STORED): each text
+with sequential positions, so whoosh phrase queries work; ``counts`` (STORED): each word
 field's terms with their frequencies, cut by the same analysis in the same pass (the
-tokenizer and ``counts`` share one cached ``analyze`` call), which is what opening the
-index reads: one unpickling per document instead of a term-vector walk per field.
+tokenizer and ``counts`` share one cached ``analyze`` call), and the negation-marked
+character grams (``bigram``, ``unigram``) of title + text + subjects + questions with
+theirs. ``counts`` is what opening the index reads (one unpickling per document instead of
+a term-vector walk per field), and all the ranking needs of the grams: they have no whoosh
+postings (two thirds of all postings, and most of an index build, that nothing read).
 """
 from __future__ import annotations
 
@@ -59,43 +60,47 @@ def bare_heading(text_hans: str | None, has_clauses: bool) -> bool:
     return has_clauses and not (text_hans or "").strip()
 
 
-def term_counts(fields: dict[str, str], lexicon: Lexicon) -> dict[str, dict[str, int]]:
-    """The terms with their frequencies that the tokenizers make of each text field's value."""
+def term_counts(fields: dict[str, str], lexicon: Lexicon, body: tuple[str, ...]) -> dict[str, dict[str, int]]:
+    """The terms with their frequencies that the tokenizer makes of each word field's value,
+    and the character grams of the ``body`` fields' values (one text of them, a line each).
+
+    The grams of lines are the grams of each line (a line break ends a run: no gram, and no
+    negation, reaches across it), so they are summed from the fields' own analyses, not cut
+    again (a test checks the sums against an analysis of the joined text)."""
     out: dict[str, dict[str, int]] = {}
-    for name in (*WORD_FIELDS, *GRAM_FIELDS):
+    bigrams: Counter[str] = Counter()
+    unigrams: Counter[str] = Counter()
+    for name in WORD_FIELDS:
         a = cached_analysis(fields.get(name) or "", lexicon)
-        terms = [w for w, _, _ in a.words] if name in WORD_FIELDS else \
-            a.bigrams if name == "bigram" else a.unigrams
-        out[name] = dict(Counter(terms))
+        out[name] = dict(Counter(w for w, _, _ in a.words))
+        if name in body:
+            bigrams.update(a.bigrams)
+            unigrams.update(a.unigrams)
+    out["bigram"], out["unigram"] = dict(bigrams), dict(unigrams)
     return out
 
 
 class JiebaTokenizer(Tokenizer):
-    """Words (``kind="words"``, with positions and character offsets) or negation-marked
-    character grams (``"bigram"``, ``"unigram"``) of a text, cut by the lexicon.
+    """The words of a text, with positions and character offsets, cut by the lexicon.
 
     The lexicon is not pickled with the schema whoosh saves: an index opened for reading
     needs no tokenizer (queries are cut by the engine with the index's ``lexicon.json``).
     """
 
-    def __init__(self, lexicon: Lexicon | None, kind: str = "words"):
-        if kind not in ("words", *GRAM_FIELDS):
-            raise ValueError(f"unknown token kind {kind!r}")
+    def __init__(self, lexicon: Lexicon | None):
         self.lexicon = lexicon
-        self.kind = kind
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"kind": self.kind}
+        return {}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.lexicon = None
-        self.kind = state["kind"]
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, JiebaTokenizer) and other.kind == self.kind
+        return isinstance(other, JiebaTokenizer)
 
     def __hash__(self) -> int:
-        return hash((JiebaTokenizer, self.kind))
+        return hash(JiebaTokenizer)
 
     def __call__(self, value: str, positions: bool = False, chars: bool = False,
                  keeporiginal: bool = False, removestops: bool = True, start_pos: int = 0,
@@ -105,40 +110,28 @@ class JiebaTokenizer(Tokenizer):
                           "cut text with the index's lexicon.json")
         a = cached_analysis(value, self.lexicon)
         t = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
-        if self.kind == "words":
-            for i, (word, start, end) in enumerate(a.words):
-                t.text = word
-                t.boost = 1.0
-                if keeporiginal:
-                    t.original = value[start:end]
-                if positions:
-                    t.pos = start_pos + i
-                if chars:
-                    t.startchar = start_char + start
-                    t.endchar = start_char + end
-                yield t
-            return
-        grams = a.bigrams if self.kind == "bigram" else a.unigrams
-        for i, gram in enumerate(grams):
-            t.text = gram
+        for i, (word, start, end) in enumerate(a.words):
+            t.text = word
             t.boost = 1.0
             if keeporiginal:
-                t.original = gram
+                t.original = value[start:end]
             if positions:
                 t.pos = start_pos + i
+            if chars:
+                t.startchar = start_char + start
+                t.endchar = start_char + end
             yield t
 
 
 def make_schema(lexicon: Lexicon | None) -> fields.Schema:
     """The index schema; ``lexicon`` cuts the text fields when documents are added."""
-    words = JiebaTokenizer(lexicon, "words")
+    words = JiebaTokenizer(lexicon)
     stored: dict[str, fields.FieldType] = {name: fields.STORED() for name in STORED}
     return fields.Schema(
         id=fields.ID(stored=True, unique=True),
         work=fields.ID(stored=True),
         **{name: fields.TEXT(analyzer=words, phrase=True, stored=name in ("context", "subjects", "questions"))
            for name in WORD_FIELDS},
-        **{name: fields.TEXT(analyzer=JiebaTokenizer(lexicon, name), phrase=False) for name in GRAM_FIELDS},
         **stored,
         **{COUNTS: fields.STORED()},
     )
