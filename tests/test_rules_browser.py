@@ -147,3 +147,32 @@ def test_bridge_page_worked_answers_are_the_api_answers(script):
             if script == "hant":
                 result = _hant(result)
             assert (case["explanation"], case["clauses"]) == (result["explanation"], result["clauses"]), case["title"]
+
+
+def test_mahjong_situations_are_toggles_and_the_hand_survives_back(static_site, page):
+    """杠上开花 … 天胡 are toggles above the keypad; the answer restates what was scored; the hand
+    and the toggles are still there after a clause is opened and Back pressed; a hand of more
+    than 17 tiles says by how many."""
+    page.goto(f"{static_site}/hans/rules/mahjong/")
+    page.click(".kb-situations summary")
+    page.tap('.kb-sit[data-sit="杠上"]')
+    assert page.inner_text(".kb-sit-shown") == "杠上开花"
+    page.fill("#kb-mj-line", "123m456m789m234p55s 杠7777s")
+    page.tap('[data-act="go"]')
+    page.wait_for_selector(".kb-items tr")
+    assert "杠上开花" in page.inner_text(".kb-items")
+    assert "杠上" in page.inner_text(".kb-used") and "自摸" in page.inner_text(".kb-used")
+    page.locator(".kb-items a.kb-clause").first.tap()
+    page.wait_for_url(re.compile(r"/twmj16/patterns/#patterns-\d+"))
+    page.go_back()
+    page.wait_for_selector("#kb-mj-line")
+    page.wait_for_function("document.getElementById('kb-mj-line').value !== ''")
+    assert page.input_value("#kb-mj-line") == "123m456m789m234p55s 杠7777s"
+    assert page.inner_text(".kb-sit-shown") == "杠上开花"
+    # without a kong or a flower there is no replacement tile: told in words
+    page.fill("#kb-mj-line", "123m456m789m234p678p55s")
+    page.tap('[data-act="go"]')
+    page.locator(".kb-error", has_text="杠上开花须有杠或花牌").wait_for()
+    assert "after_kan" not in page.inner_text(".kb-error")
+    page.fill("#kb-mj-line", "123m456m789m234p55s 碰111p 碰222p")
+    assert "多了 3 张" in page.inner_text(".kb-hand-view")

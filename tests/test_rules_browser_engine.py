@@ -106,6 +106,12 @@ def winning_line(rng: random.Random) -> dict[str, Any]:
         flags.append("圈风" + rng.choice("东南西北"))
     if rng.random() < 0.25:
         flags.append(f"连{rng.randint(0, 5)}")
+    if rng.random() < 0.03:
+        flags.append(rng.choice(["天听", "地听", "天胡", "地胡", "人胡", "天聽", "配牌"]))
+    # 杠上 needs a kong or a flower, 海底 a self-drawn tile: mostly so (the rest are errors)
+    kong_or_flower = any(x.startswith(("杠", "暗杠", "花")) for x in [*sections, *flags])
+    flags = [f for f in flags if rng.random() < 0.02 or not (
+        (f == "杠上" and (not kong_or_flower or "自摸" not in flags)) or (f == "海底" and "自摸" not in flags))]
     line = " ".join([hand, *sections, *flags])
     dealer = rng.choice(SEATS)
     body: dict[str, Any] = {"hand": line, "dealer": dealer}
@@ -118,7 +124,8 @@ def winning_line(rng: random.Random) -> dict[str, Any]:
 
 PIECES = ["123m", "55p", "EEE", "1z", "7z", "8z", "0m", "m", "12", "碰555p", "吃123s", "吃135s", "杠7777s", "暗杠1111z",
           "花春夏", "春", "f9", "f", "胡5m", "胡55m", "自摸", "庄", "庄付", "连3", "连", "连100", "门风南", "门风中",
-          "圈风東", "一万", "五筒", "九條", "發", "xyz", "ＡＢ", "４５６ｍ", "１２３ｍ", "　", "杠上", "海底", "抢杠"]
+          "圈风東", "一万", "五筒", "九條", "發", "xyz", "ＡＢ", "４５６ｍ", "１２３ｍ", "　", "杠上", "海底", "抢杠",
+          "天听", "地聽", "天胡", "人胡", "八仙过海", "七搶一", "配牌"]
 
 
 def garbage_line(rng: random.Random) -> dict[str, Any]:
@@ -175,8 +182,9 @@ def test_the_browser_scorer_answers_as_the_python_one(script):
     got = run_node(CASES, script)
     wrong = [(c, g, w) for c, g in zip(CASES, got) for w in [python(c, script)] if not same(g, w, script)]
     assert not wrong, wrong[:3]
-    # the cases are not all errors: most generated hands score, with many patterns among them
+    # the cases are not all errors: many generated hands score (772 of 2,569 since 杠上 needs a
+    # kong or a flower and 海底 a self-drawn tile), with many patterns among them
     scored = [g for g in got if "error" not in g]
-    assert len(scored) > 800
+    assert len(scored) > 700
     names = {i["name"] for g in scored for i in (g.get("score") or g)["items"]}
     assert len(names) >= 20, names

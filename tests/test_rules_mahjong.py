@@ -90,8 +90,9 @@ CASES: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "22": (H("PP 234m 567p 789s", "4m", (("pon", "CCC"), ("pon", "FFF"))),
            H("99s 234m 567p 789s", "4m", (("pon", "CCC"), ("pon", "FFF")))),
     "23": (H(**PLAIN, self_drawn=True), H(**PLAIN)),
-    "24": (H(**PLAIN, self_drawn=True, after_kan=True), H(**PLAIN, self_drawn=True)),
-    "25": (H(**PLAIN, self_drawn=True, last_tile=True), H(**PLAIN, last_tile=True)),
+    # 杠上开花 needs a replacement tile: a kong's or a flower's (one flower in both, so only 24 differs)
+    "24": (H(**PLAIN, self_drawn=True, after_kan=True, flowers=["f1"]), H(**PLAIN, self_drawn=True, flowers=["f1"])),
+    "25": (H(**PLAIN, self_drawn=True, last_tile=True), H(**PLAIN, self_drawn=True)),
     "26": (H(**PLAIN, flowers=["f1"]), H(**PLAIN, flowers=["f2"])),
     "27": (H(NOWIN, "W", flowers=ALL8, flower_win="八仙过海"), H(**PLAIN, flowers=ALL8)),
     "28": (H(NOWIN, "W", flowers=ALL8, flower_win="八仙过海", at_deal=True),

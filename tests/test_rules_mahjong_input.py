@@ -158,3 +158,25 @@ def test_eight_immortals_three_pay_even_without_self_drawn():
     assert pay(settle(hand, "下家")) == [("下家", 1, 9), ("对家", 1, 8), ("上家", 1, 8)]
     with pytest.raises(KbError, match="没有放铳者"):
         settle(hand, "下家", "对家")
+
+
+def test_line_names_every_situation_in_either_script():
+    """天听 … 七抢一, 配牌: the situations the JSON hand has, typed as players say them."""
+    from kb.rules.mahjong.notation import SITUATIONS
+    assert parse_line(f"{PLAIN} 天胡")["timing"] == "天胡"
+    assert parse_line(f"{PLAIN} 地聽 人胡").items() >= {"declared": "地听", "timing": "人胡"}.items()
+    assert parse_line(f"{PLAIN} 八仙過海 配牌").items() >= {"flower_win": "八仙过海", "at_deal": True}.items()
+    assert parse_line(f"{PLAIN} 七搶一")["flower_win"] == "七抢一"
+    for word in SITUATIONS:
+        parse_line(f"{PLAIN} {word}")          # every word the calculator offers is one the line takes
+
+
+@pytest.mark.parametrize("extra, match", [
+    ("自摸 杠上", "杠上开花须有杠或花牌"),            # no kong, no flower: no replacement tile was drawn
+    ("海底", "海底捞月须自摸"),                        # the last discard scores nothing more
+    ("抢杠 自摸", "抢杠胡不能是自摸"),
+])
+def test_impossible_situations_are_told_in_words(extra, match):
+    with pytest.raises(KbError, match=match) as err:
+        settle(parse_line(f"{PLAIN} {extra}"), "下家", None if "自摸" in extra else "对家")
+    assert "after_kan" not in str(err.value).split(" / ")[0] and "self_drawn" not in str(err.value).split(" / ")[0]

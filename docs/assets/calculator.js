@@ -25,6 +25,17 @@
     if (known) a.href = known[0];
     return a;
   }
+  // a text naming record ids (…（twmj16:side-bets）) with each id as a link to its clause
+  function linked(text, hrefs) {
+    var p = el("p"), at = 0, re = /twmj16:[a-z0-9.\-]+/g, m;
+    while ((m = re.exec(text)) !== null) {
+      p.appendChild(document.createTextNode(text.slice(at, m.index)));
+      p.appendChild(clauseLink(hrefs || linked.hrefs, m[0]));
+      at = m.index + m[0].length;
+    }
+    p.appendChild(document.createTextNode(text.slice(at)));
+    return p;
+  }
   // an error's Chinese half ("牌数不对：… / wrong tile count: …" is written for both readers)
   // and without the field names the API's readers need ("discarder: ", "hand 第2段…": 第2段…)
   function chinese(message) {
@@ -41,6 +52,7 @@
   var mj = document.getElementById("kb-mj");
   if (mj) {
     var hrefs = JSON.parse(mj.dataset.hrefs), msgs = JSON.parse(mj.dataset.msgs), meldNames = JSON.parse(mj.dataset.melds);
+    linked.hrefs = hrefs;
     var engine = window.KbMahjong.engine(JSON.parse(mj.dataset.engine), JSON.parse(mj.dataset.wordings));
     var line = document.getElementById("kb-mj-line"), out = mj.querySelector(".kb-out");
     var view = mj.querySelector(".kb-hand-view");
@@ -60,7 +72,8 @@
       if (hand.flowers.length) parts.push(msgs.flowers + "：" + names(hand.flowers));
       // the count first: it is what a tap changes, and the tray (a phone's bottom strip) shows it whole
       var n = hand.concealed.length + 3 * hand.melds.length;
-      view.appendChild(el("span", "kb-hand-count" + (n === 17 ? "" : " kb-short"), fmt(msgs.count, n)));
+      view.appendChild(el("span", "kb-hand-count" + (n === 17 ? "" : n > 17 ? " kb-over" : " kb-short"), fmt(msgs.count, n)));
+      if (n > 17) view.appendChild(el("span", "kb-hand-over", fmt(msgs.more, n - 17)));
       view.appendChild(el("span", "kb-hand-tiles", parts.join("；")));
       // a fifth copy is told at once, not only when 计台 is pressed
       var copies = {};
@@ -77,6 +90,39 @@
     function showSeat() { seat.textContent = JSON.parse(seat.dataset.seats)[dealerSelect.value] || ""; }
     dealerSelect.addEventListener("change", showSeat);
     showSeat();
+    // the special situations (杠上开花, 天胡 ...): toggles whose words are added to the line at 计台
+    var sits = Array.prototype.slice.call(mj.querySelectorAll(".kb-sit")), sitShown = mj.querySelector(".kb-sit-shown");
+    function showSits() {
+      var on = sits.filter(function (b) { return b.getAttribute("aria-pressed") === "true"; });
+      sitShown.textContent = on.length ? on.map(function (b) { return b.textContent; }).join("、") : msgs.none;
+    }
+    sits.forEach(function (b) {
+      b.addEventListener("click", function () {
+        b.setAttribute("aria-pressed", String(b.getAttribute("aria-pressed") !== "true"));
+        showSits(); save();
+      });
+    });
+    // the hand and its controls are kept for the tab (Back from a clause, the 繁/简 switch)
+    var STATE = "kb-mj-state";
+    function save() {
+      var state = {line: line.value, sits: sits.filter(function (b) { return b.getAttribute("aria-pressed") === "true"; })
+                     .map(function (b) { return b.dataset.sit; }), controls: {}};
+      mj.querySelectorAll("[data-pay], [data-flag]").forEach(function (c) { state.controls[c.dataset.pay || c.dataset.flag] = c.value; });
+      try { sessionStorage.setItem(STATE, JSON.stringify(state)); } catch (e) { /* private mode: not kept */ }
+    }
+    function restore() {
+      var state = null;
+      try { state = JSON.parse(sessionStorage.getItem(STATE) || "null"); } catch (e) { state = null; }
+      if (!state || typeof state !== "object") return;
+      if (typeof state.line === "string") line.value = state.line;
+      sits.forEach(function (b) { b.setAttribute("aria-pressed", String((state.sits || []).indexOf(b.dataset.sit) >= 0)); });
+      mj.querySelectorAll("[data-pay], [data-flag]").forEach(function (c) {
+        var v = (state.controls || {})[c.dataset.pay || c.dataset.flag];
+        if (typeof v === "string" && (c.tagName !== "SELECT" || c.querySelector('option[value="' + v + '"]'))) c.value = v;
+      });
+    }
+    mj.addEventListener("change", save);
+    line.addEventListener("input", save);
     var kind = "", history = [];
     function sections() { var t = line.value.trim(); return t ? t.split(/\s+/) : []; }
     function tiles(sec) { return (sec.match(/\d[mpsz]/g) || []).length; }
@@ -96,7 +142,7 @@
         if (same && tiles(last) < need) secs[secs.length - 1] = last + code; else secs.push(kind + code);
       }
       line.value = secs.join(" ");
-      showHand();
+      showHand(); save();
     }
     mj.querySelectorAll(".kb-kind").forEach(function (b) {
       b.addEventListener("click", function () {
@@ -109,11 +155,11 @@
       b.addEventListener("click", function () { tap(b.dataset.code, b.classList.contains("kb-flower")); });
     });
     mj.querySelector('[data-act="clear"]').addEventListener("click", function () {
-      history.push(line.value); line.value = ""; out.textContent = ""; showHand();
+      history.push(line.value); line.value = ""; out.textContent = ""; showHand(); save();
     });
     mj.querySelector('[data-act="back"]').addEventListener("click", function () {
       if (history.length) line.value = history.pop();
-      showHand();
+      showHand(); save();
     });
     mj.querySelector('[data-act="go"]').addEventListener("click", function () {
       var parts = [line.value.trim()], typed = sections();
@@ -124,8 +170,14 @@
         if (name === "连") { if (Number(f.value) > 0 && !said(["连", "連"])) parts.push("连" + Math.floor(Number(f.value))); }
         else if (!said([name, name === "圈风" ? "圈風" : name])) parts.push(name + f.value);
       });
+      sits.forEach(function (b) {
+        if (b.getAttribute("aria-pressed") === "true" && typed.indexOf(b.dataset.sit) < 0) parts.push(b.dataset.sit);
+      });
       var how = mj.querySelector('[data-pay="how"]').value, body = {dealer: mj.querySelector('[data-pay="dealer"]').value};
       if (how === "自摸") parts.push("自摸"); else body.discarder = how;
+      // what was scored, restated above the answer: the line with every situation, who dealt, who discarded
+      var used = parts.join(" ") + "；" + msgs.dealer + " " + dealerSelect.selectedOptions[0].textContent +
+                 (how === "自摸" ? "" : "；" + mj.querySelector('[data-pay="how"]').selectedOptions[0].textContent);
       body.hand = parts.join(" ");
       out.textContent = "…";
       function here() {
@@ -134,8 +186,13 @@
       }
       (served ? post(mj.dataset.api, body).catch(here) : Promise.resolve().then(here)).then(function (r) {
         out.textContent = "";
-        if (!r.ok) { out.appendChild(el("p", "kb-error", msgs.error + "：" + chinese(r.data.error))); return; }
+        if (!r.ok) {
+          out.appendChild(el("p", "kb-used", msgs.used + "：" + used));
+          out.appendChild(el("p", "kb-error", msgs.error + "：" + chinese(r.data.error)));
+          return;
+        }
         var d = r.data.score, table = el("table", "kb-items");
+        out.appendChild(el("p", "kb-used", msgs.used + "：" + used));
         out.appendChild(el("p", "", msgs.form + "：" + d.form));
         d.items.forEach(function (i) {
           var tr = el("tr");
@@ -171,7 +228,7 @@
         pay.appendChild(basis);
         var det = el("details", "kb-silent"), sum = el("summary", "", msgs.silent);
         det.appendChild(sum);
-        r.data.silent.forEach(function (t) { det.appendChild(el("p", "", t)); });
+        r.data.silent.forEach(function (t) { det.appendChild(linked(t)); });
         pay.appendChild(det);
         out.appendChild(pay);
       }).then(function () {
@@ -179,7 +236,8 @@
         if (out.scrollIntoView) out.scrollIntoView({ block: "start", behavior: "smooth" });
       });
     });
-    showHand();
+    restore();
+    showSeat(); showSits(); showHand();
   }
 
   var br = document.getElementById("kb-br");

@@ -137,10 +137,9 @@
   "春夏秋冬梅兰竹菊".split("").forEach(function (c, i) { FLOWER_CHARS[c] = FLOWERS[i]; });
   var MELDS = [["ankan", "ankan"], ["chi", "chi"], ["pon", "pon"], ["kan", "kan"], ["明杠", "kan"], ["暗杠", "ankan"],
                ["暗槓", "ankan"], ["吃", "chi"], ["碰", "pon"], ["杠", "kan"], ["槓", "kan"]];   // longest first
-  var FLAGS = {"自摸": ["self_drawn", true], "庄": ["dealer", true], "莊": ["dealer", true],
-               "庄付": ["from_dealer", true], "莊付": ["from_dealer", true], "杠上": ["after_kan", true],
-               "槓上": ["after_kan", true], "海底": ["last_tile", true], "抢杠": ["robbing_kan", true],
-               "搶槓": ["robbing_kan", true]};
+  // notation.py FLAGS: the line's words for who won how (自摸, 杠上, 天胡 ...), read from the engine's
+  // data (kb/rules/mahjong/browser.py) when engine() is called, which is before any line is read
+  var FLAGS = null;
   var MAX_LINE = 400, DIGITS = "123456789";
   function meldShape(kind) {      // notation.py _MELD_SHAPES (T() at use: the wordings are set by engine())
     return {chi: T("吃须为三张同花色连续的牌"), pon: T("碰须为三张相同的牌"), kan: T("杠须为四张相同的牌"),
@@ -356,21 +355,25 @@
   function openMelds(h) { return h.melds.filter(function (m) { return m.type !== "ankan"; }); }
   function checkSituation(h, robGiven) {
     function bad(zh, en) { throw fail(zh, en); }
-    if (h.after_kan && !h.self_drawn) bad(T("after_kan（杠上开花）须同时 self_drawn 为 true"), "field after_kan needs self_drawn true");
-    if (h.robbing_kan && h.self_drawn) bad(T("robbing_kan（抢杠）不能 self_drawn"), "field robbing_kan cannot go with self_drawn");
-    if (h.dealer && h.from_dealer) bad(T("from_dealer 只用于闲家胡牌（dealer 为 false）"), "field from_dealer is for a non-dealer's win only");
-    if (h.declared === "天听" && h.dealer) bad(T("declared 天听 只限闲家（dealer 须为 false）"), "field declared 天听 is for a non-dealer only");
-    if (h.declared && openMelds(h).length) bad(T("declared ") + h.declared + T(" 须门清（不得有吃、碰、明杠）"), "field declared " + h.declared + " needs no chi/pon/kan melds");
-    if (h.timing === "天胡" && !(h.dealer && h.self_drawn && h.declared === null)) bad(T("timing 天胡 须 dealer 与 self_drawn 为 true、无 declared"), "field timing 天胡 needs dealer and self_drawn true, no declared");
-    if (h.timing === "地胡" && h.dealer) bad(T("timing 地胡 只限闲家（dealer 须为 false）"), "field timing 地胡 is for a non-dealer only");
-    if ((h.timing === "天胡" || h.timing === "地胡") && h.melds.length) bad(T("timing ") + h.timing + T(" 时不得有副露或暗杠"), "field timing " + h.timing + " needs no melds");
-    if (h.timing === "人胡" && h.declared !== "地听") bad(T("timing 人胡 须先 declared 地听"), "field timing 人胡 needs declared 地听");
+    if (h.after_kan && !h.self_drawn) bad(T("杠上开花须自摸"), "field after_kan needs self_drawn true");
+    if (h.after_kan && !h.flowers.length && !h.melds.some(function (m) { return m.type === "kan" || m.type === "ankan"; })) {
+      bad(T("杠上开花须有杠或花牌（补上的牌才是杠上的牌）"), "field after_kan needs a kan, an ankan or a flower");
+    }
+    if (h.last_tile && !h.self_drawn) bad(T("海底捞月须自摸（放铳的最后一张不另计台）"), "field last_tile needs self_drawn true");
+    if (h.robbing_kan && h.self_drawn) bad(T("抢杠胡不能是自摸"), "field robbing_kan cannot go with self_drawn");
+    if (h.dealer && h.from_dealer) bad(T("庄付只用于闲家胡牌（胡牌者不能是庄家）"), "field from_dealer is for a non-dealer's win only");
+    if (h.declared === "天听" && h.dealer) bad(T("天听只限闲家"), "field declared 天听 is for a non-dealer only");
+    if (h.declared && openMelds(h).length) bad(T(h.declared) + T("须门清（不得有吃、碰、明杠）"), "field declared " + h.declared + " needs no chi/pon/kan melds");
+    if (h.timing === "天胡" && !(h.dealer && h.self_drawn && h.declared === null)) bad(T("天胡须是庄家自摸，且未报听"), "field timing 天胡 needs dealer and self_drawn true, no declared");
+    if (h.timing === "地胡" && h.dealer) bad(T("地胡只限闲家"), "field timing 地胡 is for a non-dealer only");
+    if ((h.timing === "天胡" || h.timing === "地胡") && h.melds.length) bad(T(h.timing) + T("时不得有副露或暗杠"), "field timing " + h.timing + " needs no melds");
+    if (h.timing === "人胡" && h.declared !== "地听") bad(T("人胡须先报地听"), "field timing 人胡 needs declared 地听");
     if (h.flower_win && h.flowers.length !== 8) {
-      bad(T("flower_win ") + h.flower_win + T(" 须持全部 8 张花牌（flowers 只有 ") + h.flowers.length + T(" 张）"),
+      bad(T(h.flower_win) + T("须持全部 8 张花牌（只有 ") + h.flowers.length + T(" 张）"),
           "field flower_win needs all 8 flowers (flowers has " + h.flowers.length + ")");
     }
-    if (robGiven && h.flower_win !== "七抢一") bad(T("rob_case 只用于 flower_win 七抢一"), "field rob_case is for flower_win 七抢一 only");
-    if (h.at_deal && !h.flower_win) bad(T("at_deal 只用于花胡（flower_win）"), "field at_deal is for a flower win only");
+    if (robGiven && h.flower_win !== "七抢一") bad(T("七抢一的情形只用于七抢一"), "field rob_case is for flower_win 七抢一 only");
+    if (h.at_deal && !h.flower_win) bad(T("配牌花胡须是八仙过海或七抢一"), "field at_deal is for a flower win only");
   }
 
   // --- layouts.py -------------------------------------------------------------------------------
@@ -653,7 +656,7 @@
 
   var api = {
     // data: kb/rules/mahjong/browser.py engine_data(); t: the edition's wordings ({} for Simplified)
-    engine: function (data, t) { map = t || {}; return new Engine(data); },
+    engine: function (data, t) { map = t || {}; FLAGS = data.flags; return new Engine(data); },
     parseLine: function (line) { return parseLine(line); },
     tileName: function (code) { return tileName(code); },
     KbError: KbError

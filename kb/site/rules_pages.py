@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 from kb.rules.bridge.registry import RULINGS
 from kb.rules.catalogue import entries
 from kb.rules.mahjong.browser import engine_data, wordings
-from kb.rules.mahjong.settlement import WIND_NAMES, WINNER_SEAT
+from kb.rules.mahjong.notation import SITUATIONS
+from kb.rules.mahjong.settlement import SILENT, WIND_NAMES, WINNER_SEAT
 from kb.rules.mahjong.tiles import FLOWERS, TILES, tile_name
 
 INDEX, MAHJONG, BRIDGE = "rules/index.md", "rules/mahjong.md", "rules/bridge.md"
+# the calculator's toggles: a situation's line word (notation.SITUATIONS) and its name as a pattern
+SITUATION_NAMES = {"杠上": "杠上开花", "海底": "海底捞月", "抢杠": "抢杠胡", "配牌": "配牌花胡"}
 _Z = {"E": "1z", "S": "2z", "W": "3z", "N": "4z", "P": "5z", "F": "6z", "C": "7z"}
 
 
@@ -55,7 +59,10 @@ def mahjong_page(r: Any) -> str:
     """The 台 calculator: tiles picked by tapping, answered by /api/rules/mahjong/score."""
     ids = [f"twmj16:patterns.{n}" for n in range(1, 37)] + ["twmj16:patterns.30.1", "twmj16:patterns.30.2",
                                                           "twmj16:counting", "twmj16:deal-in", "twmj16:streak-marker"]
+    ids += [m for text in SILENT for m in re.findall(r"twmj16:[a-z0-9.\-]+", text)]   # linked where they are named
     hrefs = _hrefs(r, MAHJONG, ids)
+    situations = "".join(f'<button type="button" class="kb-kind kb-sit" data-sit="{w}" aria-pressed="false">'
+                         f"{r.t(SITUATION_NAMES.get(w, w))}</button>" for w in SITUATIONS)
     tiles = "".join(f'<button type="button" class="kb-tile" data-code="{_Z.get(t, t)}">{r.t(tile_name(t))}</button>'
                     for t in TILES)
     flowers = "".join(f'<button type="button" class="kb-tile kb-flower" data-code="{r.t(tile_name(f))}">'
@@ -71,7 +78,9 @@ def mahjong_page(r: Any) -> str:
             "pay": r.t("结算（每家付给胡牌者）"), "silent": r.t("条文未定之处"),
             "count": r.t("已有 {n}/17 张（杠按 3 张计，不含花牌）"), "concealed": r.t("暗牌"),
             "flowers": r.t("花牌"), "winning": r.t("胡"), "over": r.t("{t}已有 {n} 张（每种牌只有 4 张）"),
-            "basis": r.t("依据"), "empty": r.t("点选上方的牌张，手牌就显示在这里")}
+            "basis": r.t("依据"), "empty": r.t("点选上方的牌张，手牌就显示在这里"),
+            "more": r.t("多了 {n} 张"), "used": r.t("所算的手牌与情形"), "dealer": r.t("庄家"),
+            "none": r.t("无")}
     melds = {k: r.t(v) for k, v in (("chi", "吃"), ("pon", "碰"), ("kan", "明杠"), ("ankan", "暗杠"))}
     # the winner's 门风 follows from who deals (settlement.WINNER_SEAT): shown, not chosen
     seats = {d: r.t(f"{WIND_NAMES[n - 1]}（开门序第 {n} 家）") for d, n in WINNER_SEAT.items()}
@@ -83,11 +92,6 @@ def mahjong_page(r: Any) -> str:
 <div id="kb-mj" class="kb-calc" markdown="0" data-api="/api/rules/mahjong/settle?script={r.script}" data-hrefs="{_attr(hrefs)}"
      data-msgs="{_attr(msgs)}" data-melds="{_attr(melds)}" data-engine="{_attr(engine_data(r.script))}"
      data-wordings="{_attr(wordings(r.script))}">
-<div class="kb-kinds" role="group">{kinds}</div>
-<div class="kb-tiles" role="group">{tiles}</div>
-<div class="kb-tiles kb-flowers" role="group">{flowers}</div>
-<label class="kb-line-label" for="kb-mj-line">{r.t('手牌（一行写法）')}</label>
-<input id="kb-mj-line" class="kb-line" type="text" autocomplete="off" maxlength="400" inputmode="text">
 <div class="kb-flags">
 <label>{r.t('胡法')} <select data-pay="how">{hows}</select></label>
 <label>{r.t('庄家')} <select data-pay="dealer">{dealers}</select></label>
@@ -95,6 +99,13 @@ def mahjong_page(r: Any) -> str:
 <span class="kb-seat-label">{r.t('门风')} <output class="kb-seat" data-seats="{_attr(seats)}"></output></span>
 <label>{r.t('圈风')} <select data-flag="圈风">{winds}</select></label>
 </div>
+<details class="kb-situations"><summary>{r.t('特殊情形')}：<span class="kb-sit-shown">{r.t('无')}</span></summary>
+<div class="kb-kinds" role="group">{situations}</div></details>
+<div class="kb-kinds" role="group">{kinds}</div>
+<div class="kb-tiles" role="group">{tiles}</div>
+<div class="kb-tiles kb-flowers" role="group">{flowers}</div>
+<label class="kb-line-label" for="kb-mj-line">{r.t('手牌（一行写法）')}</label>
+<input id="kb-mj-line" class="kb-line" type="text" autocomplete="off" maxlength="400" inputmode="text">
 <div class="kb-tray">
 <p class="kb-hand-view" aria-live="polite"></p>
 <div class="kb-actions">

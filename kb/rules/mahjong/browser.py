@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from kb.normalise import to_hant
+from kb.rules.mahjong.hand import CHOICES
+from kb.rules.mahjong.notation import FLAGS, SITUATIONS
 from kb.rules.mahjong.patterns import PATTERNS, tai
 from kb.rules.mahjong.scoring import ADJUST_ZI, EXCLUSIONS, FORM_NAMES, KIND_NAMES, PAIR_NAMES
 from kb.rules.mahjong.settlement import SEATS, SILENT
@@ -36,6 +38,9 @@ def engine_data(script: str = "hans") -> dict[str, Any]:
         "kinds": {k: t(v) for k, v in KIND_NAMES.items()},
         "pair": [t(p) for p in PAIR_NAMES],
         "silent": [t(s) for s in SILENT],
+        # the line's words for the situations (杠上, 天胡 ...): field and value, in both scripts
+        "flags": {word: list(v) for word, v in FLAGS.items()},
+        "situations": [[w, t(w)] for w in SITUATIONS],
     }
 
 
@@ -46,4 +51,5 @@ def wordings(script: str) -> dict[str, str]:
         return {}
     words = {json.loads(f'"{m}"') for m in _WORDING.findall(SCRIPT.read_text(encoding="utf-8"))}
     words |= set(SEATS) | {tile_name(c) for c in (*TILES, *FLOWERS)}
+    words |= {v for values in CHOICES.values() for v in values if isinstance(v, str)}   # T(h.declared)
     return {w: to_hant(w) for w in sorted(words) if to_hant(w) != w}

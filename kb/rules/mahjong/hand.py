@@ -104,6 +104,7 @@ _CHOICE_FIELDS: dict[str, tuple[Any, ...]] = {
     "flower_win": (None, "八仙过海", "七抢一"),
     "rob_case": (1, 2),
 }
+CHOICES = _CHOICE_FIELDS        # the values a choice field takes (the browser's wordings read them)
 KNOWN_FIELDS = frozenset(("concealed", "melds", "flowers", "winning_tile", "seat",
                           "dealer_streak", "note") + _BOOL_FIELDS + tuple(_CHOICE_FIELDS))
 
@@ -218,29 +219,34 @@ def _check_situation(h: Hand, rob_case_given: bool) -> None:
     def bad(zh: str, en: str) -> None:
         raise fail(zh, en)
 
+    # The Chinese half names the situation as a player says it (the calculator shows it); the
+    # English half names the JSON fields (the API's readers need them).
     if h.after_kan and not h.self_drawn:
-        bad("after_kan（杠上开花）须同时 self_drawn 为 true", "field after_kan needs self_drawn true")
+        bad("杠上开花须自摸", "field after_kan needs self_drawn true")
+    if h.after_kan and not h.flowers and not any(m.type in ("kan", "ankan") for m in h.melds):
+        bad("杠上开花须有杠或花牌（补上的牌才是杠上的牌）", "field after_kan needs a kan, an ankan or a flower")
+    if h.last_tile and not h.self_drawn:
+        bad("海底捞月须自摸（放铳的最后一张不另计台）", "field last_tile needs self_drawn true")
     if h.robbing_kan and h.self_drawn:
-        bad("robbing_kan（抢杠）不能 self_drawn", "field robbing_kan cannot go with self_drawn")
+        bad("抢杠胡不能是自摸", "field robbing_kan cannot go with self_drawn")
     if h.dealer and h.from_dealer:
-        bad("from_dealer 只用于闲家胡牌（dealer 为 false）", "field from_dealer is for a non-dealer's win only")
+        bad("庄付只用于闲家胡牌（胡牌者不能是庄家）", "field from_dealer is for a non-dealer's win only")
     if h.declared == "天听" and h.dealer:
-        bad("declared 天听 只限闲家（dealer 须为 false）", "field declared 天听 is for a non-dealer only")
+        bad("天听只限闲家", "field declared 天听 is for a non-dealer only")
     if h.declared and h.open_melds:
-        bad(f"declared {h.declared} 须门清（不得有吃、碰、明杠）", f"field declared {h.declared} needs no chi/pon/kan melds")
+        bad(f"{h.declared}须门清（不得有吃、碰、明杠）", f"field declared {h.declared} needs no chi/pon/kan melds")
     if h.timing == "天胡" and not (h.dealer and h.self_drawn and h.declared is None):
-        bad("timing 天胡 须 dealer 与 self_drawn 为 true、无 declared", "field timing 天胡 needs dealer and self_drawn true, no declared")
+        bad("天胡须是庄家自摸，且未报听", "field timing 天胡 needs dealer and self_drawn true, no declared")
     if h.timing == "地胡" and h.dealer:
-        bad("timing 地胡 只限闲家（dealer 须为 false）", "field timing 地胡 is for a non-dealer only")
+        bad("地胡只限闲家", "field timing 地胡 is for a non-dealer only")
     if h.timing in ("天胡", "地胡") and h.melds:
-        bad(f"timing {h.timing} 时不得有副露或暗杠", f"field timing {h.timing} needs no melds")
+        bad(f"{h.timing}时不得有副露或暗杠", f"field timing {h.timing} needs no melds")
     if h.timing == "人胡" and h.declared != "地听":
-        bad("timing 人胡 须先 declared 地听", "field timing 人胡 needs declared 地听")
+        bad("人胡须先报地听", "field timing 人胡 needs declared 地听")
     if h.flower_win and len(h.flowers) != 8:
-        bad(f"flower_win {h.flower_win} 须持全部 8 张花牌（flowers 只有 {len(h.flowers)} 张）",
+        bad(f"{h.flower_win}须持全部 8 张花牌（只有 {len(h.flowers)} 张）",
             f"field flower_win needs all 8 flowers (flowers has {len(h.flowers)})")
     if rob_case_given and h.flower_win != "七抢一":
-        bad("rob_case 只用于 flower_win 七抢一", "field rob_case is for flower_win 七抢一 only")
+        bad("七抢一的情形只用于七抢一", "field rob_case is for flower_win 七抢一 only")
     if h.at_deal and not h.flower_win:
-        bad("at_deal 只用于花胡（flower_win）", "field at_deal is for a flower win only")
-
+        bad("配牌花胡须是八仙过海或七抢一", "field at_deal is for a flower win only")

@@ -10,7 +10,9 @@ winning tile written last (or named with ``胡X``). Other sections:
 ``吃123m`` ``碰555p`` ``杠7777s`` ``暗杠1111z`` (chi/pon/kan/ankan in letters too) — melds;
 ``花春夏`` or ``春夏`` — flowers; ``胡5m`` — the winning tile; ``自摸`` — self-drawn;
 ``庄`` — the winner is the dealer; ``庄付`` — the dealer pays; ``连2`` — dealer streak 2;
-``门风南`` / ``圈风东`` — seat and round wind; ``杠上`` ``海底`` ``抢杠`` — how the hand was won.
+``门风南`` / ``圈风东`` — seat and round wind; ``杠上`` ``海底`` ``抢杠`` — how the hand was won;
+``天听`` ``地听`` — a declared ready hand; ``天胡`` ``地胡`` ``人胡`` — when it was won; ``八仙过海``
+``七抢一`` — a flower win (``配牌``: at the deal).
 
 Example: ``123m456p789s5566z6z 碰111s 自摸 门风南`` (5566z + 6z: 白白发发, won on 发).
 """
@@ -32,7 +34,15 @@ _MELDS = {"吃": "chi", "碰": "pon", "明杠": "kan", "杠": "kan", "槓": "kan
 _FLAGS = {"自摸": ("self_drawn", True), "庄": ("dealer", True), "莊": ("dealer", True),
           "庄付": ("from_dealer", True), "莊付": ("from_dealer", True), "杠上": ("after_kan", True),
           "槓上": ("after_kan", True), "海底": ("last_tile", True), "抢杠": ("robbing_kan", True),
-          "搶槓": ("robbing_kan", True)}
+          "搶槓": ("robbing_kan", True),
+          "天听": ("declared", "天听"), "天聽": ("declared", "天听"), "地听": ("declared", "地听"),
+          "地聽": ("declared", "地听"), "天胡": ("timing", "天胡"), "地胡": ("timing", "地胡"),
+          "人胡": ("timing", "人胡"), "八仙过海": ("flower_win", "八仙过海"), "八仙過海": ("flower_win", "八仙过海"),
+          "七抢一": ("flower_win", "七抢一"), "七搶一": ("flower_win", "七抢一"), "配牌": ("at_deal", True)}
+# The situations a line can name, in the order the calculator offers them (its toggles; the
+# browser reads FLAGS and these from kb/rules/mahjong/browser.py)
+SITUATIONS = ("杠上", "海底", "抢杠", "天听", "地听", "天胡", "地胡", "人胡", "八仙过海", "七抢一", "配牌")
+FLAGS = _FLAGS
 _MELD_SHAPES = {"chi": "吃须为三张同花色连续的牌", "pon": "碰须为三张相同的牌", "kan": "杠须为四张相同的牌",
                 "ankan": "暗杠须为四张相同的牌"}
 MAX_LINE = 400
