@@ -234,20 +234,22 @@ def test_theme_script_override_differs_from_the_theme_only_in_its_scope():
 
 
 def test_service_worker_downloads_the_edition_unless_the_reader_saves_data(tmp_path):
-    """sw.js's install, run in node with a stand-in Cache: every file is fetched, except when the
-    browser says Save-Data, when nothing is fetched ahead (pages are kept as they are opened)."""
-    from kb.site.offline import SERVICE_WORKER
+    """sw.js's install, run in node with a stand-in Cache: every file is fetched, and then the marker
+    that says so is kept, except when the browser says Save-Data, when nothing is fetched ahead
+    (pages are kept as they are opened) and no marker claims the edition is kept."""
+    from kb.site.offline import READY, SERVICE_WORKER
     node = shutil.which("node")
     assert node, "node is not installed (apt-get install nodejs)"
     sw = (SERVICE_WORKER.replace("__VERSION__", '"hans-x"').replace("__PREFIX__", '"kb-hans-"')
-          .replace("__FILES__", '["./", "law-45/", "idx/meta.1.js"]'))
+          .replace("__READY__", json.dumps(READY)).replace("__FILES__", '["./", "law-45/", "idx/meta.1.js"]'))
     script = tmp_path / "run.js"
     script.write_text("""
 const saveData = process.argv[2] === "1", handlers = {}, fetched = [];
 global.self = { navigator: { connection: { saveData } }, skipWaiting: () => Promise.resolve(),
   addEventListener: (name, fn) => { handlers[name] = fn; }, registration: { scope: "http://x/hans/" },
   clients: { claim: () => Promise.resolve() } };
-global.caches = { open: () => Promise.resolve({ addAll: (files) => { fetched.push(...files); return Promise.resolve(); } }),
+global.caches = { open: () => Promise.resolve({ addAll: (files) => { fetched.push(...files); return Promise.resolve(); },
+                                                put: (url) => { fetched.push("put " + url); return Promise.resolve(); } }),
   keys: () => Promise.resolve([]) };
 """ + sw + """
 let done;
@@ -256,7 +258,7 @@ done.then(() => console.log(JSON.stringify(fetched)));
 """, encoding="utf-8")
     got = {flag: json.loads(subprocess.run([node, str(script), flag], capture_output=True, text=True, check=True).stdout)
            for flag in ("0", "1")}
-    assert got == {"0": ["./", "law-45/", "idx/meta.1.js"], "1": []}
+    assert got == {"0": ["./", "law-45/", "idx/meta.1.js", f"put http://x/hans/{READY}"], "1": []}
 
 
 def test_mkdocs_failure_reports_mkdocs_own_line():
