@@ -525,3 +525,21 @@ def test_subject_index_letter_bar_marks_the_letter_being_read(static_site, page)
     page.evaluate("() => { document.querySelector('.kb-letters').scrollLeft = 0; }")
     page.wait_for_function("() => document.querySelector('.kb-letters').classList.contains('kb-more-right')")
     assert "kb-more-left" not in page.get_attribute(".kb-letters", "class")
+
+
+def test_search_that_cannot_load_its_index_says_why_in_chinese(static_site, browser):
+    """A device that never kept the edition (no service worker here), now offline: the header box
+    and the search page say in words why nothing can be searched, not a URL that failed."""
+    context = browser.new_context(locale="zh-CN", viewport={"width": 390, "height": 844}, service_workers="block")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(f"{static_site}/hans/cbr1999/law-45/")
+        context.set_offline(True)
+        page.click(".kb-hsearch-open")
+        page.fill(".kb-hsearch-input", "藏牌")
+        page.wait_for_selector(".kb-hsearch ol[data-kb-state=error]", state="attached")
+        status = page.inner_text(".kb-hsearch-status")
+        assert "检索索引没能载入" in status and "http" not in status and "cannot" not in status
+    finally:
+        context.close()

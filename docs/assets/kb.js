@@ -136,7 +136,8 @@
       var s = document.createElement("script");
       s.src = src; s.async = true;
       s.onload = function () { resolve(); };
-      s.onerror = function () { reject(new Error("cannot load " + src)); };
+      // a file of the engine or its index that neither the network nor this device's cache gave
+      s.onerror = function () { var e = new Error("cannot load " + src); e.unloaded = true; reject(e); };
       document.head.appendChild(s);
     });
   }
@@ -308,7 +309,10 @@
       }, function (err) {
         if (mine !== seq) return;
         list.textContent = "";
-        if (status) status.textContent = fmt(labels.bad, { q: q, error: err && err.message || "" });
+        if (status) {
+          status.textContent = err && err.unloaded && labels.unloaded ? labels.unloaded
+            : fmt(labels.bad, { q: q, error: err && err.message || "" });
+        }
         list.setAttribute("data-kb-state", "error");
         if (done) done([], asked);
       });

@@ -270,7 +270,7 @@ HEADER_ONLY_MESSAGES = {"more": "全部结果", "none": "没有找到相关条�
                         "offline-saving": "正在把本版存到这台设备；存好后断网也能用。"}
 # what the 繁/简 switch says offline when this device has not kept the other edition
 SWITCH_OFFLINE = "离线时打不开{other}：这台设备还没有存下它。联网时打开一次{other}，之后离线也能用。"
-SHARED_MESSAGES = ("searching", "twin")
+SHARED_MESSAGES = ("searching", "twin", "unloaded")
 
 
 def header_messages(script: str, coverage: str) -> dict[str, str]:
