@@ -495,3 +495,12 @@ def test_the_traditional_edition_uses_taiwan_forms_in_the_theme(built):
     _, site = built
     html = page(site, "hant", "cbr1999/law-45")
     assert 'aria-label="頁腳"' in html and "頁脚" not in html and 'lang="zh-Hant"' in html
+
+
+def test_pages_with_restored_numbers_explain_the_brackets(built):
+    """〔 〕 (a number the witness lost, restored by the editors) is explained on every page that has one."""
+    _, site = built
+    html = page(site, "hans", "cbr1999/law-27")
+    assert "〔" in html and html.count("kb-legend") == 1 and "由编者补出" in html
+    assert "kb-legend" not in page(site, "hans", "cbr1999/law-44")        # none there, no legend
+    assert "由編者補出" in page(site, "hant", "cbr1999/law-27")

@@ -29,6 +29,8 @@ Examples = dict[str, list[str]]
 # Marks on the 出处 summary, so that editors find the clauses with variants or recovered text.
 MARKS = {"variant": "有异文", "recovery": "有补出", "loss": "有缺文", "emendation": "有校改",
          "repair": "有修复", "fragment": "残篇"}
+# What 〔 〕 means, said under the clauses of a page that has them
+LEGEND = ("〔 〕：所据抄本在此处缺字，由编者补出（依据见该款的“出处”）；带“？”的是推测，不作链接。")
 NOTE_KINDS = {"recovery": "补出", "loss": "缺文", "emendation": "校改", "repair": "修复", "fragment": "残篇"}
 
 
@@ -268,6 +270,9 @@ class Renderer:
             out.append(f'[{self.t("与另一译本对照")}]({relative(page, f"compare/law-{law.law}.md")}){{: .kb-compare-link }}\n'
                        "{: .kb-print-hide }\n")
         out += [self.record_block(r, page) for r in records]
+        if any("〔" in (r.title_hans or "") + (r.text_hans or "") for r in records):
+            # the brackets explained once per page that has them, under its clauses
+            out.append(f'<p class="kb-footnote kb-legend">{escape(self.t(LEGEND))}</p>\n')
         return "\n".join(out)
 
     def work_index(self, work: str, subjects: str | None = None) -> str:
