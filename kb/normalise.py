@@ -6,7 +6,8 @@ as written). Fullwidth letters and digits are folded to ASCII first. The
 Traditional form is made from the Simplified one, which also repairs witness
 000's machine-conversion errors (麵 for 面, 隻, 彆, 纔, 髮 …). Curated usage rules follow
 each conversion: kb/data/hans-usage.tsv (what t2s cannot undo: 冇, 接著, 资讯, 程式) and
-kb/data/hant-usage.tsv (Taiwanese usage after s2tw: 台, 「」, 捨牌, 係, 資訊).
+kb/data/hant-usage.tsv (Taiwanese usage after s2tw: 台, 「」, 捨牌, 係, 資訊); the site's own
+wording adds kb/data/hant-ui-usage.tsv (裝置, 檔案: to_hant_ui).
 """
 from __future__ import annotations
 
@@ -47,6 +48,24 @@ def to_hant(text_hans: str) -> str:
     for standard, usual in _usage("hant-usage.tsv", "s2tw_form"):
         out = out.replace(standard, usual)
     return out
+
+
+def to_hant_ui(text_hans: str) -> str:
+    """Traditional form of the site's own wording (menus, messages, notices, the labels of the
+    editors' notes): ``to_hant``, then the interface usage of kb/data/hant-ui-usage.tsv (裝置,
+    not 設備). Never for the rules' text, whose wording stays as the conversion gives it."""
+    out = to_hant(text_hans)
+    for standard, usual in _ui_usage():
+        out = out.replace(standard, usual)
+    return out
+
+
+UI_USAGE = Table("hant-ui-usage.tsv", ("s2tw_form", "usual_form", "why"), unique=("s2tw_form",))
+
+
+@cache
+def _ui_usage() -> tuple[tuple[str, str], ...]:
+    return tuple((row["s2tw_form"], row["usual_form"]) for row in read_table(UI_USAGE))
 
 
 def usage_table(edition: str) -> Table:

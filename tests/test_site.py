@@ -504,3 +504,16 @@ def test_pages_with_restored_numbers_explain_the_brackets(built):
     assert "〔" in html and html.count("kb-legend") == 1 and "由编者补出" in html
     assert "kb-legend" not in page(site, "hans", "cbr1999/law-44")        # none there, no legend
     assert "由編者補出" in page(site, "hant", "cbr1999/law-27")
+
+
+def test_the_traditional_edition_uses_taiwan_interface_wording(built):
+    """Each row of kb/data/hant-ui-usage.tsv is used: its Taiwan form is on the hant site's pages
+    and its s2tw form is not left in the site's own wording; the rules' text is not touched."""
+    from kb.curated import read_table
+    from kb.normalise import UI_USAGE
+    _, site = built
+    pages = [page(site, "hant", p) for p in ("", "cbr1999/law-45", "rules/bridge", "search")]
+    text = "\n".join(pages)
+    for row in read_table(UI_USAGE):
+        assert row["usual_form"] in text, (row.where, row["usual_form"])
+        assert row["s2tw_form"] not in text.replace(row["usual_form"], ""), (row.where, row["s2tw_form"])

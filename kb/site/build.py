@@ -25,7 +25,7 @@ from pathlib import Path
 
 from kb import works
 from kb.errors import KbError
-from kb.normalise import to_hant
+from kb.normalise import to_hant_ui
 from kb.records import Record
 from kb.site.layout import MAHJONG_PAGES, Layout
 from kb.site.offline import finish_edition, finish_root, write_download
@@ -72,7 +72,7 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         dest.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix == ".md":
             text = _work_choices(path.read_text(encoding="utf-8"), coverage)
-            dest.write_text(text if script == "hans" else to_hant(text), encoding="utf-8")
+            dest.write_text(text if script == "hans" else to_hant_ui(text), encoding="utf-8")
         else:
             shutil.copy2(path, dest)
 
@@ -140,9 +140,9 @@ def edition_settings(script: str) -> dict:
     extensions = []
     for ext in base["markdown_extensions"]:
         if isinstance(ext, dict) and "toc" in ext:
-            ext = {"toc": dict(ext["toc"], permalink_title=to_hant(ext["toc"]["permalink_title"]))}
+            ext = {"toc": dict(ext["toc"], permalink_title=to_hant_ui(ext["toc"]["permalink_title"]))}
         extensions.append(ext)
-    return {"site_name": to_hant(base["site_name"]), "site_description": to_hant(base["site_description"]),
+    return {"site_name": to_hant_ui(base["site_name"]), "site_description": to_hant_ui(base["site_description"]),
             "markdown_extensions": extensions}
 
 
@@ -237,7 +237,7 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
                                      "offline": SWITCH_OFFLINE.format(other="繁体版")}
                                     if script == "hans" else
                                     {"edition": "hans", "label": "简", "title": "简体中文版", "lang": "zh-Hans",
-                                     "offline": to_hant(SWITCH_OFFLINE.format(other="简体版"))})},
+                                     "offline": to_hant_ui(SWITCH_OFFLINE.format(other="简体版"))})},
         }
         config.update(edition_settings(script))
         cfg = work / f"mkdocs-{script}.yml"
@@ -282,7 +282,7 @@ def header_messages(script: str, coverage: str) -> dict[str, str]:
     if missing:
         raise KbError(f"docs/search.md: no data-msg-{missing[0]} for the header search box")
     msgs = {**{k: found[k] for k in SHARED_MESSAGES}, **HEADER_ONLY_MESSAGES, "coverage": coverage}
-    return msgs if script == "hans" else {k: to_hant(v) for k, v in msgs.items()}
+    return msgs if script == "hans" else {k: to_hant_ui(v) for k, v in msgs.items()}
 
 
 def run_mkdocs(jobs: list[tuple[str, Path, Path]]) -> list[str]:

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from kb import works
-from kb.normalise import to_hant
+from kb.normalise import to_hant_ui
 from kb.records import Record
 from kb.site.example_html import example_html
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, anchor_of, relative
@@ -446,7 +446,7 @@ def merge_slots(markdown: str, slots: dict[str, str]) -> str:
 @functools.lru_cache(maxsize=4096)
 def _ui_hant(simplified: str) -> str:
     """Text in Traditional (UI words and the editors' notes: a few hundred strings, each converted once)."""
-    return to_hant(simplified)
+    return to_hant_ui(simplified)
 
 
 def _text(plain: str) -> str:
