@@ -147,7 +147,7 @@ def bridge_page(r: Any) -> str:
             "error": r.t("无法裁定"), "basis": r.t("依据"), "worked": r.t("算例（建站时由规则代码算出）")}
     return f"""# {r.t('桥牌裁定助手')}
 
-{r.t('选择问题，按情况修改输入（JSON，字段见')} [{r.t('目录')}](index.md)）{r.t('，再按“裁定”。每个问题只有一种输入；结果用文字说明情况并列出所据条款。')}
+{r.t('选择问题，再点下面的一个算例：裁定用文字说明情况，并列出所据条款。有裁定服务时，也可以按情况修改输入（JSON，各字段见')}[{r.t('目录')}](index.md){r.t('）再按“裁定”。')}
 
 <link rel="stylesheet" href="../../assets/rules.css">
 <div id="kb-br" class="kb-calc" markdown="0" data-api="/api/rules/bridge/" data-script="{r.script}" data-hrefs="{_attr(hrefs)}"
