@@ -166,10 +166,11 @@ class Renderer:
         """One record: heading, text, backlinks, provenance and worked examples, wrapped so that the
         whole clause is highlighted when its anchor is the target (kb/site clause.js adds the copy button)."""
         cite = html.escape(self.citation(rec), quote=True)
+        kind = "kb-clause kb-fragment" if rec.fragment else "kb-clause"    # its text begins mid-sentence
         examples = [self.clause_links(self.t(block), page) for block in self.examples.get(rec.id, [])]
         if self.slots is not None and self.plain(rec):
             body = self.body_html(rec, page)
-            parts = [self.slot(f'<div class="kb-clause" data-cite="{cite}" data-level="{rec.level}">'),
+            parts = [self.slot(f'<div class="{kind}" data-cite="{cite}" data-level="{rec.level}">'),
                      self.heading(rec, level)]
             if examples:
                 parts += [self.slot(body)] if body else []
@@ -188,7 +189,7 @@ class Renderer:
         if meta:
             parts.append(meta)
         parts += examples
-        return (f'<div class="kb-clause" data-cite="{cite}" data-level="{rec.level}" markdown="1">\n\n' + "\n".join(parts)
+        return (f'<div class="{kind}" data-cite="{cite}" data-level="{rec.level}" markdown="1">\n\n' + "\n".join(parts)
                 + "\n</div>\n")
 
     def plain(self, rec: Record) -> bool:
