@@ -142,6 +142,8 @@ def test_help_documents_the_notation():
     out = subprocess.run([sys.executable, "-m", "kb.cli", "mahjong", "score", "--help"], capture_output=True,
                          text=True).stdout
     assert "123m456p789s11z" in out and "一万" in out and "东 南 西 北" in out
+    from kb.rules.mahjong.notation import SITUATIONS
+    assert all(word in out for word in SITUATIONS)              # every situation the line takes
 
 
 def test_kb_rules_list_json():
