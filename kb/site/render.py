@@ -137,8 +137,10 @@ class Renderer:
             details.append(f"{self.t('异文')}：{readings}（{esc(self.t(v['context']))}）")
         for n in rec.notes:     # the editors' words, in this edition's script
             gap = " " if n["from"][:1].isascii() else ""      # 据1997年…, 据 Laws 1997…
-            details.append(f"{self.t(NOTE_KINDS.get(n['kind'], '注'))}：{esc(self.t(n['what']))}"
-                           f"（{self.t('据')}{gap}{esc(self.t(n['from']))}）")
+            # its authority as a sentence of its own (a parenthesis round it nested the
+            # authority's own: （据 1997年规则结构中的位置（本库的条款大纲））)
+            details.append(f"{self.t(NOTE_KINDS.get(n['kind'], '注'))}：{esc(self.t(n['what'].rstrip('。')))}。"
+                           f"{self.t('据')}{gap}{esc(self.t(n['from']))}")
         return details
 
     def badge(self, rec: Record) -> str:
