@@ -182,3 +182,13 @@ def test_impossible_situations_are_told_in_words(extra, match):
     with pytest.raises(KbError, match=match) as err:
         settle(parse_line(f"{PLAIN} {extra}"), "下家", None if "自摸" in extra else "对家")
     assert "after_kan" not in str(err.value).split(" / ")[0] and "self_drawn" not in str(err.value).split(" / ")[0]
+
+
+def test_dealer_clauses_are_cited_only_when_a_payment_counts_them():
+    """作庄 (patterns.9) when the dealer's side pays or wins; 连庄 (patterns.10) only with a streak counted."""
+    alone = settle(parse_line(PLAIN), "下家", "对家")          # 对家 discards, 下家 deals: no dealer side
+    assert "twmj16:patterns.9" not in alone["clauses"] and "twmj16:patterns.10" not in alone["clauses"]
+    dealer_pays = settle(parse_line(PLAIN), "对家", "对家")
+    assert "twmj16:patterns.9" in dealer_pays["clauses"] and "twmj16:patterns.10" not in dealer_pays["clauses"]
+    streak = settle(parse_line(f"{PLAIN} 连2"), "对家", "对家")
+    assert {"twmj16:patterns.9", "twmj16:patterns.10"} <= set(streak["clauses"])

@@ -602,7 +602,7 @@
     var dealerItems = [cid("patterns.9"), cid("patterns.10")];
     var plain = result.items.filter(function (i) { return dealerItems.indexOf(i.clause) < 0; })
       .reduce(function (a, i) { return a + i.tai; }, 0);
-    var clauses = [cid("patterns.9"), cid("patterns.10")];
+    var clauses = [];      // 作庄 and 连庄 (patterns 9, 10) are added below where a payment counts them
     if (flower === "七抢一") clauses.push(cid("patterns.30." + rob));
     else if (flower === "八仙过海") clauses.push(cid("patterns.29"));
     var payers, how;
@@ -623,6 +623,9 @@
       if (split && p === payerOne) { tai += flowerTai; parts.push(T("七抢一花牌 ") + flowerTai + T(" 台（被抢花者单独计）")); }
       return {payer: T(p), to: T("本家"), di: 1, tai: tai, detail: parts.join(" + ")};
     });
+    var dealerPaid = payers.filter(function (p) { return deal === "本家" || deal === p; }).length > 0;
+    var nPaid = dealerPaid ? (deal === "本家" ? Math.min(streak, shownN) : Math.max(streak, shownN)) : 0;
+    clauses = (dealerPaid ? [cid("patterns.9")] : []).concat(nPaid ? [cid("patterns.10")] : [], clauses);
     var lines = payments.map(function (x) { return x.payer + T("付 1 底 ") + x.tai + T(" 台（") + x.detail + T("）"); }).join(T("；"));
     var who = deal === "本家" ? T("本家为庄家") : T(deal) + T("为庄家");
     var text = who + T("，") + how + T("：") + lines + T("。");

@@ -101,7 +101,7 @@ def settle(hand: Any, dealer: Any, discarder: Any = None, streak_shown: Any = No
     base_hand = {**hand, "dealer": deal == "本家", "seat": seat}
     result = score(base_hand)
     plain = sum(i["tai"] for i in result["items"] if not _dealer_item(i))
-    clauses = [cid("patterns.9"), cid("patterns.10")]
+    clauses: list[str] = []          # 作庄 and 连庄 (patterns 9, 10) are added below where a payment counts them
     if flower == "七抢一":
         clauses.append(cid(f"patterns.30.{rob}"))
     elif flower == "八仙过海":
@@ -128,6 +128,9 @@ def settle(hand: Any, dealer: Any, discarder: Any = None, streak_shown: Any = No
             tai += flower_tai
             parts.append(f"七抢一花牌 {flower_tai} 台（被抢花者单独计）")
         payments.append(Payment(p, 1, tai, " + ".join(parts)))
+    dealer_paid = [p for p in payers if deal == "本家" or deal == p]
+    n_paid = (min(streak, shown) if deal == "本家" else max(streak, shown)) if dealer_paid else 0
+    clauses[:0] = ([cid("patterns.9")] if dealer_paid else []) + ([cid("patterns.10")] if n_paid else [])
     lines = "；".join(f"{x.payer}付 1 底 {x.tai} 台（{x.detail}）" for x in payments)
     who = "本家为庄家" if deal == "本家" else f"{deal}为庄家"
     text = f"{who}，{how}：{lines}。"
