@@ -241,7 +241,8 @@ def test_service_worker_downloads_the_edition_unless_the_reader_saves_data(tmp_p
     node = shutil.which("node")
     assert node, "node is not installed (apt-get install nodejs)"
     sw = (SERVICE_WORKER.replace("__VERSION__", '"hans-x"').replace("__PREFIX__", '"kb-hans-"')
-          .replace("__READY__", json.dumps(READY)).replace("__FILES__", '["./", "law-45/", "idx/meta.1.js"]'))
+          .replace("__READY__", json.dumps(READY)).replace("__FILES__", '["./", "law-45/", "idx/meta.1.js"]')
+          .replace("__OFFLINE__", "\"\""))
     script = tmp_path / "run.js"
     script.write_text("""
 const saveData = process.argv[2] === "1", handlers = {}, fetched = [];
@@ -517,3 +518,47 @@ def test_the_traditional_edition_uses_taiwan_interface_wording(built):
     for row in read_table(UI_USAGE):
         assert row["usual_form"] in text, (row.where, row["usual_form"])
         assert row["s2tw_form"] not in text.replace(row["usual_form"], ""), (row.where, row["s2tw_form"])
+
+
+@pytest.mark.parametrize("worker", ["edition", "root"])
+def test_a_page_not_kept_gets_a_page_that_says_so_when_the_network_fails(tmp_path, worker):
+    """A venue's Wi-Fi without internet: the browser thinks it is online, the page is not in the
+    cache and the fetch fails. The worker answers with a page saying so (503), not the browser's
+    error page; a script or image that fails still fails."""
+    from kb.site import offline
+    node = shutil.which("node")
+    assert node, "node is not installed (apt-get install nodejs)"
+    if worker == "edition":
+        sw = (offline.SERVICE_WORKER.replace("__VERSION__", '"hans-x"').replace("__PREFIX__", '"kb-hans-"')
+              .replace("__READY__", json.dumps(offline.READY)).replace("__FILES__", "[]")
+              .replace("__OFFLINE__", json.dumps(offline.offline_page("hans", "./"), ensure_ascii=False)))
+        scope, page_url = "http://x/hans/", "http://x/hans/pdf/cbr1999-hans.pdf"
+    else:
+        sw = (offline.ROOT_WORKER.replace("__LANDING__", json.dumps(offline.LANDING, ensure_ascii=False))
+              .replace("__OFFLINE__", json.dumps(offline.offline_page(None, "./"), ensure_ascii=False)))
+        scope, page_url = "http://x/", "http://x/hant/cbr1999/law-27/"
+    script = tmp_path / "run.js"
+    script.write_text("""
+const handlers = {};
+global.self = { navigator: {}, skipWaiting: () => Promise.resolve(), addEventListener: (n, fn) => { handlers[n] = fn; },
+  registration: { scope: SCOPE }, clients: { claim: () => Promise.resolve() } };
+global.caches = { open: () => Promise.resolve({ match: () => Promise.resolve(undefined), put: () => Promise.resolve() }),
+  keys: () => Promise.resolve([]) };
+global.fetch = () => Promise.reject(new TypeError("Failed to fetch"));
+""".replace("SCOPE", json.dumps(scope)) + sw + """
+function ask(url, mode) {
+  return new Promise((resolve) => {
+    let answered = false;
+    handlers.fetch({ request: { method: "GET", url, mode }, respondWith: (p) => { answered = true; p.then(
+      (r) => r.text().then((t) => resolve({ status: r.status, text: t })), (e) => resolve({ error: String(e) })); } });
+    if (!answered) resolve({ passed: true });         // left to the browser
+  });
+}
+Promise.all([ask(PAGE, "navigate"), ask(ASSET, "no-cors")]).then((r) => console.log(JSON.stringify(r)));
+""".replace("PAGE", json.dumps(page_url)).replace("ASSET", json.dumps(scope + "assets/x.js")), encoding="utf-8")
+    page_, asset = json.loads(subprocess.run([node, str(script)], capture_output=True, text=True, check=True).stdout)
+    assert page_["status"] == 503 and "这一页还没有存到这台设备上" in page_["text"]
+    assert f'href="{scope}' in page_["text"] and 'href="./' not in page_["text"]
+    if worker == "root":
+        assert "這一頁還沒有存到這台裝置上" in page_["text"] and "hans/" in page_["text"] and "hant/" in page_["text"]
+    assert "error" in asset or asset == {"passed": True}        # only pages are answered this way

@@ -36,6 +36,36 @@ def edition_files(edition: Path) -> list[str]:
                   and p.relative_to(edition).parts[0] not in SKIP_DIRS)
 
 
+# The page a worker answers with for a page this device has not kept when the network fails (a
+# venue's Wi-Fi with no internet leaves the browser thinking it is online): instead of the
+# browser's error page. In Simplified; the hant edition's is converted (to_hant_ui).
+OFFLINE_TITLE = "这一页还没有存到这台设备上"
+OFFLINE_TEXT = ("现在连不上网络，而这台设备还没有存下这一页。联网后打开一次，之后离线也能用。"
+                "打印版（PDF）和另一字体的版本，都要在联网时各打开一次才会存下。")
+OFFLINE_HOME = "回到本版首页（已存下的页面都能离线打开）"
+OFFLINE_PAGE = """<!doctype html>
+<html lang="{lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title><style>body{{font-family:sans-serif;margin:2rem 1.2rem;line-height:1.7;max-width:36rem}}
+a{{display:inline-block;padding:0.6rem 0}}</style></head>
+<body><h1>{title}</h1>{body}</body></html>
+"""
+
+
+def offline_page(script: str | None, home: str) -> str:
+    """The page above in one script (``None``: both, for the site root's worker)."""
+    from kb.normalise import to_hant_ui
+    def part(s: str) -> str:
+        t = (lambda x: x) if s == "hans" else to_hant_ui
+        label = OFFLINE_HOME if script is not None else OFFLINE_HOME.replace("回到本版", "简体版" if s == "hans" else "繁体版")
+        return f"<p>{t(OFFLINE_TEXT)}</p><p><a href=\"{home}{s + '/' if script is None else ''}\">{t(label)}</a></p>"
+    if script is not None:
+        return OFFLINE_PAGE.format(lang="zh-Hans" if script == "hans" else "zh-Hant",
+                                   title=OFFLINE_TITLE if script == "hans" else to_hant_ui(OFFLINE_TITLE),
+                                   body=part(script))
+    return OFFLINE_PAGE.format(lang="zh", title=f"{OFFLINE_TITLE} · {to_hant_ui(OFFLINE_TITLE)}",
+                               body=part("hans") + part("hant"))
+
+
 def finish_edition(edition: Path) -> str:
     """Write the edition's service worker; return its version (a hash of every cached file)."""
     files = edition_files(edition)
@@ -53,6 +83,7 @@ def finish_edition(edition: Path) -> str:
     (edition / "sw.js").write_text(SERVICE_WORKER.replace("__VERSION__", json.dumps(f"{edition.name}-{version}"))
                                    .replace("__PREFIX__", json.dumps(f"kb-{edition.name}-"))
                                    .replace("__READY__", json.dumps(READY))
+                                   .replace("__OFFLINE__", json.dumps(offline_page(edition.name, "./"), ensure_ascii=False))
                                    .replace("__FILES__", json.dumps(urls, ensure_ascii=False)), encoding="utf-8")
     return version
 
@@ -74,7 +105,8 @@ location.replace((last === "hans" || last === "hant" ? last : /zh-(tw|hk|mo|hant
 def finish_root(site: Path) -> None:
     """Write the landing page and the root's service worker (which holds the page in itself)."""
     (site / "index.html").write_text(LANDING, encoding="utf-8")
-    (site / "sw.js").write_text(ROOT_WORKER.replace("__LANDING__", json.dumps(LANDING, ensure_ascii=False)),
+    (site / "sw.js").write_text(ROOT_WORKER.replace("__LANDING__", json.dumps(LANDING, ensure_ascii=False))
+                                .replace("__OFFLINE__", json.dumps(offline_page(None, "./"), ensure_ascii=False)),
                                 encoding="utf-8")
 
 
@@ -138,6 +170,7 @@ var PREFIX = __PREFIX__;
 var CACHE = "kb-" + VERSION;
 var FILES = __FILES__;
 var READY = __READY__;
+var OFFLINE = __OFFLINE__;       // the page for a page not kept, when the network fails (its links: from the scope)
 
 // A reader who asked the browser to save data (Save-Data) gets no download of the whole edition:
 // the pages and search chunks they open are still kept as they go (see fetch below).
@@ -167,6 +200,10 @@ self.addEventListener("fetch", function (event) {
       return hit || fetch(req).then(function (resp) {
         if (resp.ok && resp.type === "basic") cache.put(req, resp.clone());
         return resp;
+      }, function (err) {
+        if (req.mode !== "navigate") throw err;
+        return new Response(OFFLINE.split('href="./').join('href="' + self.registration.scope),
+                            { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
       });
     });
   }));
@@ -175,18 +212,23 @@ self.addEventListener("fetch", function (event) {
 
 
 ROOT_WORKER = """// The site root's service worker (written by kb build; kb/site/offline.py). The editions' workers
-// cover /hans/ and /hant/; this one answers only for the root page itself, from the network when
-// it can and else with the landing page it holds, which opens the edition this device kept.
+// cover /hans/ and /hant/; this one answers for the root page itself, from the network when it
+// can and else with the landing page it holds (which opens the edition this device kept), and,
+// for a page no other worker covers, says when the network fails that it is not kept here.
 "use strict";
 var LANDING = __LANDING__;
+// what a page this device has not kept gets when the network fails (an edition never opened here
+// has no worker of its own, so this one is asked): both scripts
+var OFFLINE = __OFFLINE__;
 self.addEventListener("install", function () { self.skipWaiting(); });
 self.addEventListener("activate", function (event) { event.waitUntil(self.clients.claim()); });
 self.addEventListener("fetch", function (event) {
-  var req = event.request, scope = self.registration.scope;
+  var req = event.request, scope = self.registration.scope, url = req.url.split(/[?#]/)[0];
   if (req.method !== "GET" || req.mode !== "navigate") return;
-  if (req.url.split(/[?#]/)[0] !== scope && req.url.split(/[?#]/)[0] !== scope + "index.html") return;
+  var root = url === scope || url === scope + "index.html";
   event.respondWith(fetch(req).catch(function () {
-    return new Response(LANDING, { headers: { "Content-Type": "text/html; charset=utf-8" } });
+    return new Response(root ? LANDING : OFFLINE.split('href="./').join('href="' + scope),
+                        { status: root ? 200 : 503, headers: { "Content-Type": "text/html; charset=utf-8" } });
   }));
 });
 """
