@@ -65,16 +65,12 @@
         return;
       }
       var hand;
-      try { hand = window.KbMahjong.parseLine(line.value); } catch (e) { view.textContent = chinese(e.message); return; }
-      var names = function (ts) { return ts.map(window.KbMahjong.tileName).join(" "); };
-      var parts = [msgs.concealed + "：" + names(hand.concealed), msgs.winning + "：" + names([hand.winning_tile])];
-      hand.melds.forEach(function (m) { parts.push(meldNames[m.type] + "：" + names(m.tiles)); });
-      if (hand.flowers.length) parts.push(msgs.flowers + "：" + names(hand.flowers));
+      try { hand = window.KbMahjong.parseLine(line.value); } catch (e) { tally(e); return; }
       // the count first: it is what a tap changes, and the tray (a phone's bottom strip) shows it whole
       var n = hand.concealed.length + 3 * hand.melds.length;
       view.appendChild(el("span", "kb-hand-count" + (n === 17 ? "" : n > 17 ? " kb-over" : " kb-short"), fmt(msgs.count, n)));
       if (n > 17) view.appendChild(el("span", "kb-hand-over", fmt(msgs.more, n - 17)));
-      view.appendChild(el("span", "kb-hand-tiles", parts.join("；")));
+      view.appendChild(el("span", "kb-hand-tiles", handText(hand)));
       // a fifth copy is told at once, not only when 计台 is pressed
       var copies = {};
       hand.concealed.concat.apply(hand.concealed, hand.melds.map(function (m) { return m.tiles; }))
@@ -82,6 +78,36 @@
       Object.keys(copies).filter(function (t) { return copies[t] > 4; }).forEach(function (t) {
         view.appendChild(el("span", "kb-hand-over", msgs.over.replace("{t}", window.KbMahjong.tileName(t)).replace("{n}", copies[t])));
       });
+    }
+    function names(ts) { return ts.map(window.KbMahjong.tileName).join(" "); }
+    // a parsed hand as tiles: 暗牌：一万 二万 …；胡：五索；碰：南 南 南；花牌：春
+    function handText(hand) {
+      var parts = [msgs.concealed + "：" + names(hand.concealed), msgs.winning + "：" + names([hand.winning_tile])];
+      hand.melds.forEach(function (m) { parts.push(meldNames[m.type] + "：" + names(m.tiles)); });
+      if (hand.flowers.length) parts.push(msgs.flowers + "：" + names(hand.flowers));
+      return parts.join("；");
+    }
+    // A line that does not parse yet: the tiles so far, a meld being tapped with how many it still
+    // needs (碰：南（还差 2 张）), the count; the error too unless the hand is only unfinished.
+    function tally(err) {
+      var secs = window.KbMahjong.readSections(line.value), NEED = {chi: 3, pon: 3, kan: 4, ankan: 4};
+      var readable = secs.every(function (x) { return x !== null; }), last = secs[secs.length - 1];
+      var unfinished = readable && ((last && NEED[last.kind] && last.tiles.length < NEED[last.kind]) ||
+                                    !secs.some(function (x) { return x.kind === "concealed" && x.tiles.length; }));
+      if (readable) {
+        var n = 0, parts = [];
+        secs.forEach(function (x) {
+          if (x.kind === "concealed") { n += x.tiles.length; parts.push(msgs.concealed + "：" + names(x.tiles)); }
+          else if (NEED[x.kind]) {
+            var short = NEED[x.kind] - x.tiles.length;
+            n += short > 0 ? x.tiles.length : 3;
+            parts.push(meldNames[x.kind] + "：" + names(x.tiles) + (short > 0 ? "（" + fmt(msgs.short, short) + "）" : ""));
+          } else if (x.kind === "flowers") parts.push(msgs.flowers + "：" + names(x.tiles));
+        });
+        view.appendChild(el("span", "kb-hand-count" + (n > 17 ? " kb-over" : " kb-short"), fmt(msgs.count, n)));
+        view.appendChild(el("span", "kb-hand-tiles", parts.join("；")));
+      }
+      if (!unfinished) view.appendChild(el("span", "kb-hand-over", chinese(err.message)));
     }
     function fmt(text, n) { return text.replace("{n}", String(n)); }
     line.addEventListener("input", showHand);
@@ -104,8 +130,8 @@
     });
     // the hand and its controls are kept for the tab (Back from a clause, the 繁/简 switch)
     var STATE = "kb-mj-state";
-    function save() {
-      var state = {line: line.value, sits: sits.filter(function (b) { return b.getAttribute("aria-pressed") === "true"; })
+    function save(scored) {
+      var state = {scored: scored === true, line: line.value, sits: sits.filter(function (b) { return b.getAttribute("aria-pressed") === "true"; })
                      .map(function (b) { return b.dataset.sit; }), controls: {}};
       mj.querySelectorAll("[data-pay], [data-flag]").forEach(function (c) { state.controls[c.dataset.pay || c.dataset.flag] = c.value; });
       try { sessionStorage.setItem(STATE, JSON.stringify(state)); } catch (e) { /* private mode: not kept */ }
@@ -113,16 +139,17 @@
     function restore() {
       var state = null;
       try { state = JSON.parse(sessionStorage.getItem(STATE) || "null"); } catch (e) { state = null; }
-      if (!state || typeof state !== "object") return;
+      if (!state || typeof state !== "object") return false;
       if (typeof state.line === "string") line.value = state.line;
       sits.forEach(function (b) { b.setAttribute("aria-pressed", String((state.sits || []).indexOf(b.dataset.sit) >= 0)); });
       mj.querySelectorAll("[data-pay], [data-flag]").forEach(function (c) {
         var v = (state.controls || {})[c.dataset.pay || c.dataset.flag];
         if (typeof v === "string" && (c.tagName !== "SELECT" || c.querySelector('option[value="' + v + '"]'))) c.value = v;
       });
+      return state.scored === true;       // the answer was on the page: it is worked out again
     }
-    mj.addEventListener("change", save);
-    line.addEventListener("input", save);
+    mj.addEventListener("change", function () { save(); });
+    line.addEventListener("input", function () { save(); });
     var kind = "", history = [];
     function sections() { var t = line.value.trim(); return t ? t.split(/\s+/) : []; }
     function tiles(sec) { return (sec.match(/\d[mpsz]/g) || []).length; }
@@ -175,9 +202,16 @@
       });
       var how = mj.querySelector('[data-pay="how"]').value, body = {dealer: mj.querySelector('[data-pay="dealer"]').value};
       if (how === "自摸") parts.push("自摸"); else body.discarder = how;
-      // what was scored, restated above the answer: the line with every situation, who dealt, who discarded
-      var used = parts.join(" ") + "；" + msgs.dealer + " " + dealerSelect.selectedOptions[0].textContent +
-                 (how === "自摸" ? "" : "；" + mj.querySelector('[data-pay="how"]').selectedOptions[0].textContent);
+      // what was scored, restated above the answer in words: the tiles, how it was won with every
+      // situation, who dealt (and so the winner's 门风), the round's wind and the streak
+      var parsed = null;
+      try { parsed = window.KbMahjong.parseLine(parts.join(" ")); } catch (e) { parsed = null; }
+      var words = parts.join(" ").split(/\s+/);
+      var named = sits.filter(function (b) { return words.indexOf(b.dataset.sit) >= 0; }).map(function (b) { return b.textContent; });
+      var text = function (sel) { var c = mj.querySelector(sel); return c.tagName === "SELECT" ? c.selectedOptions[0].textContent : c.value; };
+      var used = (parsed ? handText(parsed) + "；" : "") + [text('[data-pay="how"]')].concat(named).join("、") + "；" +
+                 msgs.dealer + " " + text('[data-pay="dealer"]') + "，" + msgs.seat + " " + seat.textContent + "；" +
+                 msgs.round + " " + text('[data-flag="圈风"]') + "；" + msgs.streak + " " + text('[data-flag="连"]');
       body.hand = parts.join(" ");
       out.textContent = "…";
       function here() {
@@ -232,12 +266,14 @@
         pay.appendChild(det);
         out.appendChild(pay);
       }).then(function () {
+        save(true);
         // the answer, not the keypad, is what the reader looks at now
         if (out.scrollIntoView) out.scrollIntoView({ block: "start", behavior: "smooth" });
       });
     });
-    restore();
+    var rescore = restore();
     showSeat(); showSits(); showHand();
+    if (rescore) mj.querySelector('[data-act="go"]').click();
   }
 
   var br = document.getElementById("kb-br");
@@ -279,6 +315,8 @@
       if (served) bout.textContent = ""; else offline(bout, bm);
     }
     q.addEventListener("change", fill);
+    // without the API an edited input cannot be ruled on: the JSON box is for kb serve only
+    br.querySelector(".kb-br-input").hidden = !served;
     fill();
     function here(body) {
       var key = canon(body), hit = (worked[q.value] || []).filter(function (ex) { return canon(ex.input) === key; })[0];

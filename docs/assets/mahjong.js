@@ -191,6 +191,28 @@
     return out;
   }
   function startsWith(s, p) { return s.slice(0, p.length) === p; }
+  // The calculator's tally while a hand is being tapped (碰 and one 南 so far): each section's kind
+  // and tiles, a meld's shape not checked, words (自摸, 门风南) as "word"; null for a section
+  // whose tiles it cannot read. parseLine is what scores; this only shows.
+  function readSections(line) {
+    return foldWidth(line).split(SPACE).filter(function (x) { return x !== ""; }).map(function (section) {
+      var cs = chars(section), meld = null;
+      for (var m = 0; m < MELDS.length; m++) if (startsWith(section, MELDS[m][0])) { meld = MELDS[m]; break; }
+      try {
+        if (has(FLAGS, section) || cs[0] === "连" || cs[0] === "連" ||
+            ["门风", "門風", "圈风", "圈風"].indexOf(cs.slice(0, 2).join("")) >= 0) return {kind: "word", tiles: []};
+        if (cs[0] === "胡") return {kind: "win", tiles: tiles(cs.slice(1).join(""), "")};
+        if (meld) return {kind: meld[1], tiles: tiles(section.slice(meld[0].length), "")};
+        if (cs[0] === "花" || has(FLOWER_CHARS, cs[0]) || cs[0] === "f") {
+          return {kind: "flowers", tiles: flowers(cs[0] === "花" ? cs.slice(1).join("") : section, "")};
+        }
+        return {kind: "concealed", tiles: tiles(section, "")};
+      } catch (e) {
+        if (e instanceof KbError) return null;
+        throw e;
+      }
+    });
+  }
   function parseLine(line) {
     if (chars(line).length > MAX_LINE) throw new KbError(T("hand: 一行手牌过长（上限 ") + MAX_LINE + T(" 字符）"));
     line = foldWidth(line);
@@ -661,6 +683,7 @@
     // data: kb/rules/mahjong/browser.py engine_data(); t: the edition's wordings ({} for Simplified)
     engine: function (data, t) { map = t || {}; FLAGS = data.flags; return new Engine(data); },
     parseLine: function (line) { return parseLine(line); },
+    readSections: function (line) { return readSections(line); },
     tileName: function (code) { return tileName(code); },
     KbError: KbError
   };

@@ -79,7 +79,8 @@ def mahjong_page(r: Any) -> str:
             "count": r.t("已有 {n}/17 张（杠按 3 张计，不含花牌）"), "concealed": r.t("暗牌"),
             "flowers": r.t("花牌"), "winning": r.t("胡"), "over": r.t("{t}已有 {n} 张（每种牌只有 4 张）"),
             "basis": r.t("依据"), "empty": r.t("点选上方的牌张，手牌就显示在这里"),
-            "more": r.t("多了 {n} 张"), "used": r.t("所算的手牌与情形"), "dealer": r.t("庄家"),
+            "more": r.t("多了 {n} 张"), "short": r.t("还差 {n} 张"), "used": r.t("所算的手牌与情形"), "dealer": r.t("庄家"), "seat": r.t("胡牌者门风"),
+            "round": r.t("圈风"), "streak": r.t("连庄"),
             "none": r.t("无")}
     melds = {k: r.t(v) for k, v in (("chi", "吃"), ("pon", "碰"), ("kan", "明杠"), ("ankan", "暗杠"))}
     # the winner's 门风 follows from who deals (settlement.WINNER_SEAT): shown, not chosen
@@ -141,22 +142,24 @@ def bridge_page(r: Any) -> str:
                  | {c for exs in worked.values() for ex in exs for c in ex["clauses"]})
     hrefs = _hrefs(r, BRIDGE, ids)
     options = "".join(f'<option value="{ru.command}">{html.escape(r.t(ru.summary))}</option>' for ru in RULINGS)
-    msgs = {"offline": r.t("这是静态网页（或已离线），没有裁定服务：只能给出下面算例的结果，它们在建站时已由规则代码算出。"
-                           "点一个算例即可查看；其他情形要在运行裁定服务的站点上输入。"),
-            "unknown": r.t("这一输入不是算例，而这里没有裁定服务，无法计算。请点下面的算例之一。"),
-            "error": r.t("无法裁定"), "basis": r.t("依据"), "worked": r.t("算例（建站时由规则代码算出）")}
+    msgs = {"offline": r.t("本站是静态网页（或现在离线），没有裁定服务：下面每个情形的裁定都已预先由规则程序算好，"
+                           "点一个即可查看。"),
+            "unknown": r.t("这一输入不是下面的情形之一，而现在连不上裁定服务，无法计算。请点下面最接近的情形。"),
+            "error": r.t("无法裁定"), "basis": r.t("依据"), "worked": r.t("选一个最接近的情形（裁定已由规则程序算好）")}
     return f"""# {r.t('桥牌裁定助手')}
 
-{r.t('选择问题，再点下面的一个算例：裁定用文字说明情况，并列出所据条款。有裁定服务时，也可以按情况修改输入（JSON，各字段见')}[{r.t('目录')}](index.md){r.t('）再按“裁定”。')}
+{r.t('选择问题，再点下面最接近的情形：裁定用文字说明情况，并列出所据条款。有裁定服务时，也可以按情况修改输入（JSON，各字段见')}[{r.t('目录')}](index.md){r.t('）再按“裁定”。')}
 
 <link rel="stylesheet" href="../../assets/rules.css">
 <div id="kb-br" class="kb-calc" markdown="0" data-api="/api/rules/bridge/" data-script="{r.script}" data-hrefs="{_attr(hrefs)}"
      data-msgs="{_attr(msgs)}" data-worked="{_attr(worked)}">
 <label class="kb-line-label" for="kb-br-q">{r.t('问题')}</label>
 <select id="kb-br-q" class="kb-select">{options}</select>
+<div class="kb-br-input">
 <label class="kb-line-label" for="kb-br-in">{r.t('输入')}</label>
 <textarea id="kb-br-in" class="kb-json" rows="6" spellcheck="false"></textarea>
 <div class="kb-actions"><button type="button" class="md-button md-button--primary" data-act="go">{r.t('裁定')}</button></div>
+</div>
 <div class="kb-out" role="status" aria-live="polite"></div>
 <p class="kb-pay-head">{msgs["worked"]}</p>
 <ul class="kb-worked"></ul>
