@@ -513,7 +513,7 @@ def test_the_traditional_edition_uses_taiwan_interface_wording(built):
     from kb.curated import read_table
     from kb.normalise import UI_USAGE
     _, site = built
-    pages = [page(site, "hant", p) for p in ("", "cbr1999/law-45", "rules/bridge", "search")]
+    pages = [page(site, "hant", p) for p in ("", "cbr1999/law-45", "rules", "rules/bridge", "search")]
     text = "\n".join(pages)
     for row in read_table(UI_USAGE):
         assert row["usual_form"] in text, (row.where, row["usual_form"])

@@ -142,10 +142,10 @@ def bridge_page(r: Any) -> str:
                  | {c for exs in worked.values() for ex in exs for c in ex["clauses"]})
     hrefs = _hrefs(r, BRIDGE, ids)
     options = "".join(f'<option value="{ru.command}">{html.escape(r.t(ru.summary))}</option>' for ru in RULINGS)
-    msgs = {"offline": r.t("本站是静态网页（或现在离线），没有裁定服务：下面每个情形的裁定都已预先由规则程序算好，"
+    msgs = {"offline": r.t("本站是静态网页（或现在离线），没有裁定服务：下面每个情形的裁定都已预先按规则算好，"
                            "点一个即可查看。"),
             "unknown": r.t("这一输入不是下面的情形之一，而现在连不上裁定服务，无法计算。请点下面最接近的情形。"),
-            "error": r.t("无法裁定"), "basis": r.t("依据"), "worked": r.t("选一个最接近的情形（裁定已由规则程序算好）")}
+            "error": r.t("无法裁定"), "basis": r.t("依据"), "worked": r.t("选一个最接近的情形（裁定已按规则算好）")}
     return f"""# {r.t('桥牌裁定助手')}
 
 {r.t('选择问题，再点下面最接近的情形：裁定用文字说明情况，并列出所据条款。有裁定服务时，也可以按情况修改输入（JSON，各字段见')}[{r.t('目录')}](index.md){r.t('）再按“裁定”。')}
