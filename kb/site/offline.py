@@ -5,8 +5,10 @@
   only what is opened); its cache name carries a hash of all
   those files, so a new build installs a new cache and deletes the old one.
 * ``finish_root`` writes the landing page (``index.html``, which opens an edition) and a small
-  service worker beside it, whose only job is to answer for the landing page when the network
-  does not: the editions' workers cover only their own folders.
+  service worker beside it, which answers for the landing page when the network does not (the
+  editions' workers cover only their own folders) and, for a page of an edition this device
+  never kept, says so instead of the browser's error page (as each edition's worker does for
+  its own pages: ``offline_page``).
 * ``write_download`` writes ``paigui-kb-offline.zip`` beside the editions: the same files with
   every relative link pointing at an ``index.html`` (a browser opening files from disk shows
   folder listings for ``law-45/``); search works there too, since the index chunks are
@@ -19,6 +21,8 @@ import json
 import re
 import zipfile
 from pathlib import Path
+
+from kb.normalise import to_hant_ui
 
 DOWNLOAD = "paigui-kb-offline.zip"
 SKIP_SUFFIXES = (".map", ".gz")
@@ -53,7 +57,6 @@ a{{display:inline-block;padding:0.6rem 0}}</style></head>
 
 def offline_page(script: str | None, home: str) -> str:
     """The page above in one script (``None``: both, for the site root's worker)."""
-    from kb.normalise import to_hant_ui
     def part(s: str) -> str:
         t = (lambda x: x) if s == "hans" else to_hant_ui
         label = OFFLINE_HOME if script is not None else OFFLINE_HOME.replace("回到本版", "简体版" if s == "hans" else "繁体版")

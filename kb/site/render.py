@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from kb import works
-from kb.normalise import to_hant_ui
+from kb.normalise import to_hant, to_hant_ui
 from kb.records import Record
 from kb.site.example_html import example_html
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, anchor_of, relative
@@ -51,6 +51,11 @@ class Renderer:
     def t(self, simplified: str) -> str:
         """Text written in Simplified (UI words, the editors' notes) in this edition's script."""
         return simplified if self.script == "hans" else _ui_hant(simplified)
+
+    def rule_text(self, simplified: str) -> str:
+        """A piece of the rules' text (a variant reading) in this edition's script, converted as
+        the records' text is (to_hant), not as the interface's wording (to_hant_ui)."""
+        return simplified if self.script == "hans" else to_hant(simplified)
 
     def field(self, rec: Record, name: str) -> str:
         return getattr(rec, f"{name}_{self.script}")
@@ -133,8 +138,8 @@ class Renderer:
         for v in rec.variants:
             # the readings as normalised (the witness's own script is in the line above), so in
             # this edition's script like the text they differ in
-            readings = " ｜ ".join(f"{esc(sigil)}：{esc(self.t(t)) or '∅'}" for sigil, t in v["readings"].items())
-            details.append(f"{self.t('异文')}：{readings}（{esc(self.t(v['context']))}）")
+            readings = " ｜ ".join(f"{esc(sigil)}：{esc(self.rule_text(t)) or '∅'}" for sigil, t in v["readings"].items())
+            details.append(f"{self.t('异文')}：{readings}（{esc(self.rule_text(v['context']))}）")
         for n in rec.notes:     # the editors' words, in this edition's script
             gap = " " if n["from"][:1].isascii() else ""      # 据1997年…, 据 Laws 1997…
             # its authority as a sentence of its own (a parenthesis round it nested the
