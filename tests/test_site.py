@@ -52,6 +52,9 @@ def test_clause_page_shows_text_links_backlinks_variants_provenance(built):
     hant = page(site, "hant", "cbr1999/law-45")
     assert "004：來" in hant and "異文" in hant         # the readings in the edition's script, like the text
     assert "出处：抄本 004 第 " in html and "004_5298a96e49a6c220.txt" in html
+    # where the reading begins, in the witness's own words: a string to find in a file whose one
+    # line holds many clauses (witness 000 has 10 lines, 002 one)
+    assert re.search(r"出处：抄本 000 第 9 行「除明手外，其餘賽員打牌時…」", html)
     assert "脚注 [14]" in html
 
 

@@ -29,6 +29,7 @@ Examples = dict[str, list[str]]
 # Marks on the 出处 summary, so that editors find the clauses with variants or recovered text.
 MARKS = {"variant": "有异文", "recovery": "有补出", "loss": "有缺文", "emendation": "有校改",
          "repair": "有修复", "fragment": "残篇"}
+START_CHARS = 12        # how much of a witness's reading its 出处 line quotes, to find it in the file
 # What 〔 〕 means, said under the clauses of a page that has them
 LEGEND = ("〔 〕：所据抄本在此处缺字，由编者补出（依据见该款的“出处”）；带“？”的是推测，不作链接。")
 NOTE_KINDS = {"recovery": "补出", "loss": "缺文", "emendation": "校改", "repair": "修复", "fragment": "残篇"}
@@ -132,9 +133,13 @@ class Renderer:
         details = []
         for w in rec.witnesses:
             span = f"{w.lines[0]}" if w.lines[0] == w.lines[1] else f"{w.lines[0]}–{w.lines[1]}"
-            # the witness as the editors' notes name it (抄本004), then the file it is kept in
+            # the witness as the editors' notes name it (抄本004), where its reading begins (its
+            # own words, a string to find in the file: a line of witness 000 or 002 holds many
+            # clauses), then the file it is kept in
+            start = "".join((w.text or "").split())[:START_CHARS]
+            begins = f"「{esc(start)}…」" if start else ""
             details.append(f"{self.t('出处')}：{self.t('抄本')} {esc(w.sigil)} {self.t('第')} {span} {self.t('行')}"
-                           f"（{self.t('文件')} {code(w.source)}）")
+                           f"{begins}（{self.t('文件')} {code(w.source)}）")
         for v in rec.variants:
             # the readings as normalised (the witness's own script is in the line above), so in
             # this edition's script like the text they differ in
