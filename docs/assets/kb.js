@@ -39,12 +39,17 @@
       notice(sw ? sw.getAttribute("data-msg-offline") : "");
     }, function () { location.href = target; });
   });
-  function notice(text) {
-    var box = document.querySelector(".kb-notice") || document.body.appendChild(el("div", "kb-notice"));
+  // a short message at the bottom of the window, gone after ``ms`` (8 s) or at a tap on it
+  function notice(text, ms) {
+    var box = document.querySelector(".kb-notice");
+    if (!box) {
+      box = document.body.appendChild(el("div", "kb-notice"));
+      box.addEventListener("click", function () { clearTimeout(notice.timer); box.remove(); });
+    }
     box.setAttribute("role", "status");
     box.textContent = text;
     clearTimeout(notice.timer);
-    notice.timer = setTimeout(function () { box.remove(); }, 8000);
+    notice.timer = setTimeout(function () { box.remove(); }, ms || 8000);
   }
 
   // --- the print editions (PDF): their size shown; offline, opened only if this device kept one
@@ -120,7 +125,7 @@
       if (yes) { say(readyText); return; }
       say(savingText);
       navigator.serviceWorker.addEventListener("controllerchange", function () {
-        kept().then(function (now) { if (now) { say(readyText); notice(readyText); } });
+        kept().then(function (now) { if (now) { say(readyText); notice(readyText, 4000); } });
       });
     });
   }
