@@ -237,7 +237,7 @@ def test_static_pages(client):
     assert r.status_code == 200 and "牌规知识库" in r.text
     assert r.headers["x-content-type-options"] == "nosniff"
     r = client.get("/hant/search/")
-    assert r.status_code == 200 and 'id="kb-search"' in r.text and "檢索" in r.text
+    assert r.status_code == 200 and 'id="kb-search"' in r.text and "搜尋" in r.text
     r = client.get("/hans/search/")
     script = re.search(r'src="\.\./(assets/kb\.[0-9a-f]+\.js)"', r.text)   # the site's fingerprinted kb.js
     assert r.status_code == 200 and "检索" in r.text and script

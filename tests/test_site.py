@@ -222,7 +222,7 @@ def test_the_header_box_speaks_with_the_search_page_words_written_once(built):
         shared = dict(re.findall(r'data-msg-([a-z-]+)="([^"]*)"', search.split('id="kb-search"')[1].split(">")[0]))
         assert {"searching", "twin", "more", "none"} <= set(msgs), msgs
         assert msgs["searching"] == shared["searching"] and msgs["twin"] == shared["twin"], edition
-    assert "正在檢索" in msgs["searching"] and msgs["more"] == "全部結果"
+    assert "正在搜尋" in msgs["searching"] and msgs["more"] == "全部結果"
 
 
 def test_theme_script_override_differs_from_the_theme_only_in_its_scope():

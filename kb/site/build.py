@@ -218,7 +218,8 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
         meta, chunks[script] = index.chunks(script)     # written into the built edition (below)
         assets = fingerprinted_assets(docs, meta)
         point_at_fingerprints(docs, assets)
-        label = "检索" if script == "hans" else "檢索"
+        ui = (lambda x: x) if script == "hans" else to_hant_ui      # the interface's wording
+        label = ui("检索")
         config = {
             "INHERIT": str(ROOT / "mkdocs.yml"),
             "docs_dir": str(docs),
@@ -230,7 +231,7 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
             "hooks": [str(HOOKS)],
             "extra": {"kb_search_label": label, "kb_slots": str(slot_file),
                       "kb_works": {w.id: w.title(script) for w in works.all_works()},
-                      "kb_search_placeholder": "检索条款" if script == "hans" else "檢索條款",
+                      "kb_search_placeholder": ui("检索条款"),
                       "kb_header_msgs": header_messages(script, coverage),
                       # the header's 繁/简 switch: the same page in the other edition
                       "kb_switch": ({"edition": "hant", "label": "繁", "title": "繁體中文版", "lang": "zh-Hant",
