@@ -237,3 +237,23 @@ def test_kb_show_lists_the_english_phrases(linked_records):
     rec = next(r for r in linked_records if r.id == "cbr1999:43A2b")
     shown = format_record(rec)
     assert "英文检索词: " + "; ".join(rec.english) in shown and rec.english
+
+
+def test_traditional_index_terms_sort_by_zhuyin():
+    """The Traditional edition's index is in 注音 order, as Taiwan's are: ㄅ before ㄈ before ㄌ …,
+    the medials ㄧㄨㄩ last, a syllable's tones in order; ü kept (绿 ㄌㄩ, 学 ㄒㄩㄝ); Latin terms after."""
+    from kb.site.subjects_page import LATIN, zhuyin, zhuyin_key
+    assert [zhuyin(s) for s in ("zhong", "lü", "xue", "qu", "chi", "si", "yong", "wen", "er", "yi")] == \
+        ["ㄓㄨㄥ", "ㄌㄩ", "ㄒㄩㄝ", "ㄑㄩ", "ㄔ", "ㄙ", "ㄩㄥ", "ㄨㄣ", "ㄦ", "ㄧ"]
+    terms = ["罚张", "暗攻", "revoke", "亮出来", "两人同时叫", "claim", "重罚张", "八仙过海"]
+    chinese = sorted((t for t in terms if not t.isascii()), key=zhuyin_key)
+    # 两 liǎng before 亮 liàng: the same syllable, ordered by tone before the next character
+    assert chinese == ["八仙过海", "罚张", "两人同时叫", "亮出来", "重罚张", "暗攻"]
+    assert zhuyin_key("claim")[0] == LATIN and zhuyin_key("暗攻")[0] == "ㄢ"
+
+
+def test_traditional_index_page_is_in_zhuyin_order(site):
+    hant = (site / "hant" / "cbr1999" / "subjects" / "index.html").read_text(encoding="utf-8")
+    heads = re.findall(r'<h2 id="letter-(zy\d\d|latin|other)"', hant)
+    assert heads[:3] == ["zy00", "zy01", "zy02"] and heads == sorted(heads, key=lambda h: (not h.startswith("zy"), h == "other", h))
+    assert "按注音符號排序" in hant and ">ㄅ</a>" in hant

@@ -1,11 +1,12 @@
-"""A work's subject index page (索引): its records' subject terms in pinyin order, each linking
-to the clauses it names.
+"""A work's subject index page (索引): its records' subject terms in pinyin order (in the
+Traditional edition, 注音 order, as Taiwan's indexes are), each linking to the clauses it names.
 
 The terms are the editors' (kb/subjects.py): the words readers look a clause up by. A work
 lists its own terms and, for a translation with a twin, its twin clause's terms at its own
 clause (the two translations answer the same questions). Letters group the terms
 by the first letter of their pinyin (Latin terms by their own first letter), as a Chinese
-book's index does; in the Traditional edition the terms are shown converted, in the same order.
+book's index does; in the Traditional edition the terms are shown converted and grouped by the
+first 注音 symbol of their first character (Latin terms after them).
 """
 from __future__ import annotations
 
@@ -64,6 +65,87 @@ def sort_key(term: str) -> tuple[str, tuple[str, ...], str]:
     return (head if "A" <= head <= "Z" else OTHER, syllables, term)
 
 
+# 注音 (Zhuyin) order for the Traditional edition: Taiwan's dictionaries and indexes are ordered
+# by it, not by pinyin. The 37 symbols in their order; a syllable is spelt in them from its pinyin.
+ZHUYIN = "ㄅㄆㄇㄈㄉㄊㄋㄌㄍㄎㄏㄐㄑㄒㄓㄔㄕㄖㄗㄘㄙㄚㄛㄜㄝㄞㄟㄠㄡㄢㄣㄤㄥㄦㄧㄨㄩ"
+LATIN = "A–Z"       # the Traditional index's group of terms spelt in Latin letters (claim, revoke)
+_INITIALS = dict(zip(("zh", "ch", "sh", "b", "p", "m", "f", "d", "t", "n", "l", "g", "k", "h", "j", "q", "x", "r",
+                      "z", "c", "s"), "ㄓㄔㄕㄅㄆㄇㄈㄉㄊㄋㄌㄍㄎㄏㄐㄑㄒㄖㄗㄘㄙ"))
+_FINALS = {"a": "ㄚ", "o": "ㄛ", "e": "ㄜ", "ê": "ㄝ", "ai": "ㄞ", "ei": "ㄟ", "ao": "ㄠ", "ou": "ㄡ", "an": "ㄢ",
+           "en": "ㄣ", "ang": "ㄤ", "eng": "ㄥ", "er": "ㄦ", "ong": "ㄨㄥ", "i": "ㄧ", "ia": "ㄧㄚ", "io": "ㄧㄛ",
+           "ie": "ㄧㄝ", "iao": "ㄧㄠ", "iu": "ㄧㄡ", "ian": "ㄧㄢ", "in": "ㄧㄣ", "iang": "ㄧㄤ", "ing": "ㄧㄥ",
+           "iong": "ㄩㄥ", "u": "ㄨ", "ua": "ㄨㄚ", "uo": "ㄨㄛ", "uai": "ㄨㄞ", "ui": "ㄨㄟ", "uan": "ㄨㄢ",
+           "un": "ㄨㄣ", "uang": "ㄨㄤ", "ü": "ㄩ", "üe": "ㄩㄝ", "ue": "ㄩㄝ", "üan": "ㄩㄢ", "ün": "ㄩㄣ"}
+# y- and w- syllables, and er, written as a final alone
+_ALONE = {"yi": "i", "ya": "ia", "yo": "io", "ye": "ie", "yao": "iao", "you": "iu", "yan": "ian", "yin": "in",
+          "yang": "iang", "ying": "ing", "yong": "iong", "yu": "ü", "yue": "üe", "yuan": "üan", "yun": "ün",
+          "wu": "u", "wa": "ua", "wo": "uo", "wai": "uai", "wei": "ui", "wan": "uan", "wen": "un", "wang": "uang",
+          "weng": "ong"}
+
+
+@functools.cache
+def zhuyin(py: str) -> str:
+    """A pinyin syllable without tone (ü kept: lü) spelt in Zhuyin (zhong -> ㄓㄨㄥ), or "" if it is none."""
+    if py in _ALONE:
+        return _FINALS[_ALONE[py]]
+    initial = next((i for i in _INITIALS if py.startswith(i) and len(py) > len(i)), "")
+    rest = py[len(initial):]
+    if initial in ("j", "q", "x") and rest[:1] == "u":
+        rest = "ü" + rest[1:]                      # ju, que, xuan, jun: ü written as u
+    if initial in ("zh", "ch", "sh", "r", "z", "c", "s") and rest == "i":
+        return _INITIALS[initial]                  # zhi, si: the initial alone
+    if not initial and rest not in _FINALS:
+        return ""
+    final = _FINALS.get(rest)
+    return "" if final is None else (_INITIALS[initial] if initial else "") + final
+
+
+@functools.cache
+def syllable_u(ch: str) -> str:
+    """A character's first reading without its tone, ü kept (绿 lü), or "" if it has none."""
+    known = readings().get(str(ord(ch)))
+    if not known:
+        return ""
+    first = unicodedata.normalize("NFD", known.split(",")[0])
+    return unicodedata.normalize("NFC", "".join(c for c in first if not unicodedata.combining(c) or c == "\u0308"))
+
+
+_TONES = {"\u0304": 1, "\u0301": 2, "\u030c": 3, "\u0300": 4}
+
+
+@functools.cache
+def tone(ch: str) -> int:
+    """A character's tone in its first reading (1–4; 5 for the neutral tone or none)."""
+    known = readings().get(str(ord(ch)))
+    marks = unicodedata.normalize("NFD", known.split(",")[0]) if known else ""
+    return next((_TONES[c] for c in marks if c in _TONES), 5)
+
+
+@functools.cache
+def zhuyin_key(term: str) -> tuple[str, tuple[tuple[int, ...], ...], str]:
+    """(group, Zhuyin of each syllable as symbol ranks and tone, term): 注音 order, a term's group its first
+    symbol; terms starting in Latin letters after them (LATIN), then the rest (OTHER)."""
+    parts = _PIECES.findall(term)
+    spelt = []
+    for piece in parts:
+        z = zhuyin(syllable_u(piece)) if len(piece) == 1 and not piece.isascii() else ""
+        # a syllable's symbols, then its tone (八 bā before 把 bǎ), as a dictionary orders them
+        spelt.append(tuple(ZHUYIN.index(c) for c in z) + (len(ZHUYIN), tone(piece)) if z
+                     else (len(ZHUYIN) + 1,) + tuple(map(ord, piece.lower())))
+    first = parts[0] if parts else ""
+    if first[:1].isascii() and first[:1].isalpha():
+        head = LATIN
+    elif spelt and spelt[0][0] < len(ZHUYIN):
+        head = ZHUYIN[spelt[0][0]]
+    else:
+        head = OTHER
+    return head, tuple(spelt), term
+
+
+def _group_rank(head: str) -> tuple[int, int]:
+    return (0, ZHUYIN.index(head)) if head in ZHUYIN else (1, 0) if head == LATIN else (2, 0)
+
+
 def entries(layout_records: dict[str, Record], work: str) -> dict[str, list[Record]]:
     """Each entry of a work's index with the work's records it names, in reading order: the
     clauses' own titles (罚张的处理 names Law 50) and their subject terms."""
@@ -79,6 +161,13 @@ def entries(layout_records: dict[str, Record], work: str) -> dict[str, list[Reco
     return dict(out)
 
 
+def _anchor(head: str) -> str:
+    """A group's anchor: its letter (letter-B), a Zhuyin symbol by its rank (letter-zy01), latin, other."""
+    if head in ZHUYIN:
+        return f"zy{ZHUYIN.index(head):02d}"
+    return {OTHER: "other", LATIN: "latin"}.get(head, head)
+
+
 def has_subjects(layout_records: dict[str, Record], work: str) -> bool:
     """A work has an index page when its records (or their twins) have subject terms."""
     for rec in layout_records.values():
@@ -91,11 +180,13 @@ def subject_page(r: Renderer, work: str) -> str:
     """The Markdown of ``{work}/subjects.md``."""
     page = f"{work}/{PAGE}"
     terms = entries(r.layout.by_id, work)
-    groups: defaultdict[str, list[tuple[tuple[str, tuple[str, ...], str], str]]] = defaultdict(list)
+    # the Simplified edition in pinyin order under letters, the Traditional in 注音 order under its symbols
+    zhuyin_order = r.script == "hant"
+    groups: defaultdict[str, list[tuple[tuple, str]]] = defaultdict(list)
     for term in terms:
-        key = sort_key(term)
+        key: tuple = zhuyin_key(term) if zhuyin_order else sort_key(term)
         groups[key[0]].append((key, term))
-    letters = sorted(groups, key=lambda c: (c == OTHER, c))
+    letters = sorted(groups, key=_group_rank) if zhuyin_order else sorted(groups, key=lambda c: (c == OTHER, c))
     title = r.t("索引")
     kinds = ["条款标题", "日常说法", "台湾用语"]
     if works.get(work).twin:
@@ -104,13 +195,13 @@ def subject_page(r: Renderer, work: str) -> str:
         kinds.append("英文术语")
     out = [front_matter(f"{title} · {r.t(WORK_TITLES[work][0])}"),
            f"# {title}：{escape(r.t(WORK_TITLES[work][0]))}\n",
-           r.t(f"查找条款用的词：{'、'.join(kinds)}，按汉语拼音排序，每个词指向回答它的条款。"
-               "检索也认得这些词。") + "\n",
-           '<nav class="kb-letters" aria-label="' + html.escape(r.t("按字母")) + '">'
-           + " ".join(f'<a href="#letter-{c if c != OTHER else "other"}">{c}</a>' for c in letters)
+           r.t(f"查找条款用的词：{'、'.join(kinds)}，按{'注音符号' if zhuyin_order else '汉语拼音'}排序，"
+               "每个词指向回答它的条款。检索也认得这些词。") + "\n",
+           '<nav class="kb-letters" aria-label="' + html.escape(r.t("按注音" if zhuyin_order else "按字母")) + '">'
+           + " ".join(f'<a href="#letter-{_anchor(c)}">{c}</a>' for c in letters)
            + "</nav>\n"]
     for c in letters:
-        anchor = c if c != OTHER else "other"
+        anchor = _anchor(c)
         out.append(f"## {c} {{ #letter-{anchor} }}\n")
         items = []
         for _, term in sorted(groups[c]):
