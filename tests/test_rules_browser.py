@@ -163,6 +163,11 @@ def test_mahjong_situations_are_toggles_and_the_hand_survives_back(static_site, 
     assert page.inner_text(".kb-sit-shown") == "杠上开花"
     page.wait_for_selector(".kb-items tr")             # and the answer, worked out again
     assert "杠上开花" in page.inner_text(".kb-items") and "七索" in page.inner_text(".kb-used")
+    # what the line itself says (圈风南, 连2) stands over the controls, and is what is restated
+    page.fill("#kb-mj-line", "123m456m789m234p55s 杠7777s 圈风南 连2")
+    page.tap('[data-act="go"]')
+    page.locator(".kb-used", has_text="圈风 南").wait_for()
+    assert "连庄 2" in page.inner_text(".kb-used")
     # without a kong or a flower there is no replacement tile: told in words
     page.fill("#kb-mj-line", "123m456m789m234p678p55s")
     page.tap('[data-act="go"]')

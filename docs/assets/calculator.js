@@ -211,7 +211,9 @@
       var text = function (sel) { var c = mj.querySelector(sel); return c.tagName === "SELECT" ? c.selectedOptions[0].textContent : c.value; };
       var used = (parsed ? handText(parsed) + "；" : "") + [text('[data-pay="how"]')].concat(named).join("、") + "；" +
                  msgs.dealer + " " + text('[data-pay="dealer"]') + "，" + msgs.seat + " " + seat.textContent + "；" +
-                 msgs.round + " " + text('[data-flag="圈风"]') + "；" + msgs.streak + " " + text('[data-flag="连"]');
+                 // the round's wind and the streak as scored: what the line says stands over the controls
+                 msgs.round + " " + (parsed && parsed.round_wind ? window.KbMahjong.tileName(parsed.round_wind) : text('[data-flag="圈风"]')) +
+                 "；" + msgs.streak + " " + (parsed ? String(parsed.dealer_streak || 0) : text('[data-flag="连"]'));
       body.hand = parts.join(" ");
       out.textContent = "…";
       function here() {
