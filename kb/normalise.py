@@ -50,14 +50,21 @@ def to_hant(text_hans: str) -> str:
     return out
 
 
+@lru_cache(maxsize=4096)
 def to_hant_ui(text_hans: str) -> str:
     """Traditional form of the site's own wording (menus, messages, notices, the labels of the
     editors' notes): ``to_hant``, then the interface usage of kb/data/hant-ui-usage.tsv (裝置,
-    not 設備). Never for the rules' text, whose wording stays as the conversion gives it."""
+    not 設備). Never for the rules' text, whose wording stays as the conversion gives it. A few
+    hundred strings, each converted once."""
     out = to_hant(text_hans)
     for standard, usual in _ui_usage():
         out = out.replace(standard, usual)
     return out
+
+
+def ui_text(text_hans: str, script: str) -> str:
+    """The site's own wording, written in Simplified, in an edition's script (hans | hant)."""
+    return text_hans if script == "hans" else to_hant_ui(text_hans)
 
 
 UI_USAGE = Table("hant-ui-usage.tsv", ("s2tw_form", "usual_form", "why"), unique=("s2tw_form",))

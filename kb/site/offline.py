@@ -22,7 +22,7 @@ import re
 import zipfile
 from pathlib import Path
 
-from kb.normalise import to_hant_ui
+from kb.normalise import ui_text
 
 DOWNLOAD = "paigui-kb-offline.zip"
 SKIP_SUFFIXES = (".map", ".gz")
@@ -42,11 +42,11 @@ def edition_files(edition: Path) -> list[str]:
 
 # The page a worker answers with for a page this device has not kept when the network fails (a
 # venue's Wi-Fi with no internet leaves the browser thinking it is online): instead of the
-# browser's error page. In Simplified; the hant edition's is converted (to_hant_ui).
+# browser's error page. In Simplified; the hant edition's is converted (ui_text).
 OFFLINE_TITLE = "这一页还没有存到这台设备上"
 OFFLINE_TEXT = ("现在连不上网络，而这台设备还没有存下这一页。联网后打开一次，之后离线也能用。"
                 "打印版（PDF）和另一字体的版本，都要在联网时各打开一次才会存下。")
-OFFLINE_HOME = "回到本版首页（已存下的页面都能离线打开）"
+OFFLINE_HOME = "{where}首页（已存下的页面都能离线打开）"    # where: 回到本版 (an edition), 简体版 / 繁体版 (the root)
 OFFLINE_PAGE = """<!doctype html>
 <html lang="{lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title><style>body{{font-family:sans-serif;margin:2rem 1.2rem;line-height:1.7;max-width:36rem}}
@@ -58,14 +58,13 @@ a{{display:inline-block;padding:0.6rem 0}}</style></head>
 def offline_page(script: str | None, home: str) -> str:
     """The page above in one script (``None``: both, for the site root's worker)."""
     def part(s: str) -> str:
-        t = (lambda x: x) if s == "hans" else to_hant_ui
-        label = OFFLINE_HOME if script is not None else OFFLINE_HOME.replace("回到本版", "简体版" if s == "hans" else "繁体版")
-        return f"<p>{t(OFFLINE_TEXT)}</p><p><a href=\"{home}{s + '/' if script is None else ''}\">{t(label)}</a></p>"
+        where, href = ("回到本版", home) if script is not None else ("简体版" if s == "hans" else "繁体版", f"{home}{s}/")
+        return (f"<p>{ui_text(OFFLINE_TEXT, s)}</p>"
+                f"<p><a href=\"{href}\">{ui_text(OFFLINE_HOME.format(where=where), s)}</a></p>")
     if script is not None:
         return OFFLINE_PAGE.format(lang="zh-Hans" if script == "hans" else "zh-Hant",
-                                   title=OFFLINE_TITLE if script == "hans" else to_hant_ui(OFFLINE_TITLE),
-                                   body=part(script))
-    return OFFLINE_PAGE.format(lang="zh", title=f"{OFFLINE_TITLE} · {to_hant_ui(OFFLINE_TITLE)}",
+                                   title=ui_text(OFFLINE_TITLE, script), body=part(script))
+    return OFFLINE_PAGE.format(lang="zh", title=f"{OFFLINE_TITLE} · {ui_text(OFFLINE_TITLE, 'hant')}",
                                body=part("hans") + part("hant"))
 
 

@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable
 
 from kb import works
-from kb.normalise import to_hant, to_hant_ui
+from kb.normalise import to_hant, ui_text
 from kb.records import Record
 from kb.site.example_html import example_html
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, anchor_of, relative
@@ -51,7 +51,7 @@ class Renderer:
     # -- script ----------------------------------------------------------------------------
     def t(self, simplified: str) -> str:
         """Text written in Simplified (UI words, the editors' notes) in this edition's script."""
-        return simplified if self.script == "hans" else _ui_hant(simplified)
+        return ui_text(simplified, self.script)
 
     def rule_text(self, simplified: str) -> str:
         """A piece of the rules' text (a variant reading) in this edition's script, converted as
@@ -308,7 +308,7 @@ class Renderer:
     def pdf_link(self, work: str) -> str:
         """The link from a work's index page to its print edition (kb/site/pdf.py writes it after mkdocs)."""
         offline = self.t("离线时打不开打印版：这台设备还没有存下它。联网时打开一次，之后离线也能打开。")
-        download = self.t("离线包不含打印版（PDF 每本 1–2 MB）：请在联网时从网站下载。")
+        download = self.t("离线包不含打印版（PDF）：请在联网时从网站下载。")
         return (f'<p class="kb-pdf kb-print-hide"><a href="{pdf_href(work, self.script)}" type="application/pdf" '
                 f'data-msg-offline="{offline}" data-msg-file="{download}">{self.t("打印版（PDF）")}</a></p>\n')
 
@@ -454,12 +454,6 @@ def merge_slots(markdown: str, slots: dict[str, str]) -> str:
         slots[names[0]] = "\n".join(slots.pop(n) if i else slots[n] for i, n in enumerate(names))
         return names[0] + "\n"
     return _SLOT_RUN.sub(merge, markdown)
-
-
-@functools.lru_cache(maxsize=4096)
-def _ui_hant(simplified: str) -> str:
-    """Text in Traditional (UI words and the editors' notes: a few hundred strings, each converted once)."""
-    return to_hant_ui(simplified)
 
 
 def _text(plain: str) -> str:

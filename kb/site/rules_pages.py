@@ -127,16 +127,14 @@ def bridge_page(r: Any) -> str:
 
     Each question's worked examples (run at build time) are on the page with their answers, so a
     static host or a phone offline, which have no API, still answers them."""
-    from kb.normalise import to_hant
     from kb.rules.bridge.examples import check_examples
     from kb.rules.bridge.registry import command_of
     if "bridge_examples" not in r.layout.memo:
         r.layout.memo["bridge_examples"] = check_examples()
-    text = (lambda x: x) if r.script == "hans" else to_hant      # as the API's ?script=hant gives it
     worked: dict[str, list[dict[str, Any]]] = {ru.command: [] for ru in RULINGS}
     for ex in r.layout.memo["bridge_examples"]:
-        worked[command_of(ex["function"])].append(
-            {"title": r.t(ex["title"]), "input": ex["input"], "explanation": text(ex["result"]["explanation"]),
+        worked[command_of(ex["function"])].append(      # the explanation as the API's ?script=hant gives it
+            {"title": r.t(ex["title"]), "input": ex["input"], "explanation": r.rule_text(ex["result"]["explanation"]),
              "clauses": ex["result"]["clauses"]})
     ids = sorted({c for ru in RULINGS for c in ru.clauses}
                  | {c for exs in worked.values() for ex in exs for c in ex["clauses"]})
