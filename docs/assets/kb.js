@@ -7,6 +7,7 @@
   "use strict";
   var ENGINE = "__KB_ENGINE__";
   var INDEX = "__KB_INDEX__";
+  var READY = "__KB_OFFLINE_READY__";   // the cache entry the edition's worker writes once all of it is kept
   var script = document.currentScript;
   var root = new URL("../", script && script.src ? script.src : location.href).href;  // edition root
   var hant = /\/hant\/$/.test(root);
@@ -30,15 +31,18 @@
     var query = document.getElementById("kb-search") ? location.search : "";
     var target = link.href = link.href.split("#")[0].split("?")[0] + query + (query ? location.hash : readingAnchor());
     // Offline, the other edition opens only if this device kept it (each edition's service worker
-    // keeps its own): else the reader stays here and is told why, instead of a browser error page.
-    if (navigator.onLine !== false || !window.caches || fileMode) return;
-    event.preventDefault();
-    caches.match(target, { ignoreSearch: true }).then(function (hit) {
-      if (hit) { location.href = target; return; }
-      var sw = document.querySelector(".kb-hswitch");
-      notice(sw ? sw.getAttribute("data-msg-offline") : "");
-    }, function () { location.href = target; });
+    // keeps its own)
+    if (!fileMode) openIfKept(event, target, link.getAttribute("data-msg-offline"));
   });
+  // Offline, a link is followed only to what this device kept; else the reader stays here and is
+  // told why (``message``), instead of a browser error page. Online, the link is left alone.
+  function openIfKept(event, href, message) {
+    if (navigator.onLine !== false || !window.caches) return;
+    event.preventDefault();
+    caches.match(href, { ignoreSearch: true }).then(function (hit) {
+      if (hit) location.href = href; else notice(message || "");
+    }, function () { location.href = href; });
+  }
   // a short message at the bottom of the window, gone after ``ms`` (8 s) or at a tap on it
   function notice(text, ms) {
     var box = document.querySelector(".kb-notice");
@@ -67,11 +71,7 @@
     var a = event.target.closest && event.target.closest('a[type="application/pdf"]');
     if (!a) return;
     if (fileMode) { event.preventDefault(); notice(a.getAttribute("data-msg-file")); return; }
-    if (navigator.onLine !== false || !window.caches) return;
-    event.preventDefault();
-    caches.match(a.href).then(function (hit) {
-      if (hit) location.href = a.href; else notice(a.getAttribute("data-msg-offline"));
-    }, function () { location.href = a.href; });
+    openIfKept(event, a.href, a.getAttribute("data-msg-offline"));
   });
 
   // --- the menu opens at the page being read (not at the book's first law) -----------------
@@ -119,7 +119,7 @@
     var readyText = form.getAttribute("data-msg-offline-ready"), savingText = form.getAttribute("data-msg-offline-saving");
     function say(text) { if (box) { box.textContent = text; box.hidden = false; } }
     function kept() {
-      return caches.match(root + "offline-ready").then(function (hit) { return !!hit; }, function () { return false; });
+      return caches.match(root + READY).then(function (hit) { return !!hit; }, function () { return false; });
     }
     kept().then(function (yes) {
       if (yes) { say(readyText); return; }

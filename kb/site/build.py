@@ -25,10 +25,10 @@ from pathlib import Path
 
 from kb import works
 from kb.errors import KbError
-from kb.normalise import to_hant_ui
+from kb.normalise import to_hant_ui, ui_text
 from kb.records import Record
 from kb.site.layout import MAHJONG_PAGES, Layout
-from kb.site.offline import finish_edition, finish_root, write_download
+from kb.site.offline import READY, finish_edition, finish_root, write_download
 from kb.site.render import Examples, Renderer, merge_slots
 from kb.site.rules_pages import write_pages as write_rules_pages
 from kb.site.static_search import StaticIndex, write_chunks
@@ -72,7 +72,7 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         dest.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix == ".md":
             text = _work_choices(path.read_text(encoding="utf-8"), coverage)
-            dest.write_text(text if script == "hans" else to_hant_ui(text), encoding="utf-8")
+            dest.write_text(ui_text(text, script), encoding="utf-8")
         else:
             shutil.copy2(path, dest)
 
@@ -149,7 +149,8 @@ def edition_settings(script: str) -> dict:
 def fingerprinted_assets(docs: Path, index_meta: str) -> dict[str, str]:
     """Copy docs/assets/* into the edition as name.<hash>.ext; return {name: docs-relative copy}.
 
-    kb.js learns the engine's and the index's fingerprinted names here.
+    kb.js learns the engine's and the index's fingerprinted names here, and the name of the
+    cache entry that says the edition is kept offline.
     """
     src = ROOT / "docs" / "assets"
     out: dict[str, str] = {}
@@ -161,7 +162,8 @@ def fingerprinted_assets(docs: Path, index_meta: str) -> dict[str, str]:
         data = (src / name).read_bytes()
         if name == "kb.js":
             data = (data.replace(b"__KB_ENGINE__", out["kb-engine.js"].encode())
-                    .replace(b"__KB_INDEX__", index_meta.encode()))
+                    .replace(b"__KB_INDEX__", index_meta.encode())
+                    .replace(b"__KB_OFFLINE_READY__", READY.encode()))
         stem, ext = name.rsplit(".", 1)
         hashed = f"{stem}.{hashlib.sha256(data).hexdigest()[:10]}.{ext}"
         (dest / hashed).write_bytes(data)
@@ -218,8 +220,7 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
         meta, chunks[script] = index.chunks(script)     # written into the built edition (below)
         assets = fingerprinted_assets(docs, meta)
         point_at_fingerprints(docs, assets)
-        ui = (lambda x: x) if script == "hans" else to_hant_ui      # the interface's wording
-        label = ui("检索")
+        label = ui_text("检索", script)
         config = {
             "INHERIT": str(ROOT / "mkdocs.yml"),
             "docs_dir": str(docs),
@@ -231,7 +232,7 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
             "hooks": [str(HOOKS)],
             "extra": {"kb_search_label": label, "kb_slots": str(slot_file),
                       "kb_works": {w.id: w.title(script) for w in works.all_works()},
-                      "kb_search_placeholder": ui("检索条款"),
+                      "kb_search_placeholder": ui_text("检索条款", script),
                       "kb_header_msgs": header_messages(script, coverage),
                       # the header's 繁/简 switch: the same page in the other edition
                       "kb_switch": ({"edition": "hant", "label": "繁", "title": "繁體中文版", "lang": "zh-Hant",
@@ -283,7 +284,7 @@ def header_messages(script: str, coverage: str) -> dict[str, str]:
     if missing:
         raise KbError(f"docs/search.md: no data-msg-{missing[0]} for the header search box")
     msgs = {**{k: found[k] for k in SHARED_MESSAGES}, **HEADER_ONLY_MESSAGES, "coverage": coverage}
-    return msgs if script == "hans" else {k: to_hant_ui(v) for k, v in msgs.items()}
+    return {k: ui_text(v, script) for k, v in msgs.items()}
 
 
 def run_mkdocs(jobs: list[tuple[str, Path, Path]]) -> list[str]:
