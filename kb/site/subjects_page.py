@@ -47,14 +47,18 @@ def readings() -> dict[str, str]:
 
 
 @functools.cache
+def first_reading(ch: str) -> str:
+    """A character's first reading, decomposed (its tone and ü's dots as combining marks), or ""."""
+    known = readings().get(str(ord(ch)))
+    return unicodedata.normalize("NFD", known.split(",")[0]) if known else ""
+
+
+@functools.cache
 def syllable(ch: str) -> str:
     """A character's pinyin without tones (its first reading: 重 zhong, 藏 cang), or the character
     itself, lowercased, if it is not an ideograph."""
-    known = readings().get(str(ord(ch)))
-    if not known:
-        return ch.lower()
-    first = unicodedata.normalize("NFD", known.split(",")[0])
-    return "".join(c for c in first if not unicodedata.combining(c))
+    first = first_reading(ch)
+    return "".join(c for c in first if not unicodedata.combining(c)) if first else ch.lower()
 
 
 @functools.cache
@@ -94,8 +98,6 @@ def zhuyin(py: str) -> str:
         rest = "ü" + rest[1:]                      # ju, que, xuan, jun: ü written as u
     if initial in ("zh", "ch", "sh", "r", "z", "c", "s") and rest == "i":
         return _INITIALS[initial]                  # zhi, si: the initial alone
-    if not initial and rest not in _FINALS:
-        return ""
     final = _FINALS.get(rest)
     return "" if final is None else (_INITIALS[initial] if initial else "") + final
 
@@ -103,10 +105,7 @@ def zhuyin(py: str) -> str:
 @functools.cache
 def syllable_u(ch: str) -> str:
     """A character's first reading without its tone, ü kept (绿 lü), or "" if it has none."""
-    known = readings().get(str(ord(ch)))
-    if not known:
-        return ""
-    first = unicodedata.normalize("NFD", known.split(",")[0])
+    first = first_reading(ch)
     return unicodedata.normalize("NFC", "".join(c for c in first if not unicodedata.combining(c) or c == "\u0308"))
 
 
@@ -116,9 +115,7 @@ _TONES = {"\u0304": 1, "\u0301": 2, "\u030c": 3, "\u0300": 4}
 @functools.cache
 def tone(ch: str) -> int:
     """A character's tone in its first reading (1–4; 5 for the neutral tone or none)."""
-    known = readings().get(str(ord(ch)))
-    marks = unicodedata.normalize("NFD", known.split(",")[0]) if known else ""
-    return next((_TONES[c] for c in marks if c in _TONES), 5)
+    return next((_TONES[c] for c in first_reading(ch) if c in _TONES), 5)
 
 
 @functools.cache
