@@ -191,21 +191,32 @@
     return out;
   }
   function startsWith(s, p) { return s.slice(0, p.length) === p; }
+  // What a section of a line is (notation.py parse_line's order): a flag word (自摸, 杠上), a
+  // streak (连2), a wind (门风南), the winning tile (胡5m), a meld (with its MELDS entry), flowers,
+  // or tiles (the concealed hand). parseLine reads each kind; readSections only shows them.
+  function sectionKind(section) {
+    var cs = chars(section), meld = null;
+    for (var m = 0; m < MELDS.length; m++) if (startsWith(section, MELDS[m][0])) { meld = MELDS[m]; break; }
+    if (has(FLAGS, section)) return {kind: "flag"};
+    if (cs[0] === "连" || cs[0] === "連") return {kind: "streak"};
+    if (["门风", "門風", "圈风", "圈風"].indexOf(cs.slice(0, 2).join("")) >= 0) return {kind: "wind"};
+    if (cs[0] === "胡") return {kind: "win"};
+    if (meld) return {kind: "meld", meld: meld};
+    if (cs[0] === "花" || has(FLOWER_CHARS, cs[0]) || cs[0] === "f") return {kind: "flowers"};
+    return {kind: "tiles"};
+  }
+  function flowerText(section) { var cs = chars(section); return cs[0] === "花" ? cs.slice(1).join("") : section; }
   // The calculator's tally while a hand is being tapped (碰 and one 南 so far): each section's kind
   // and tiles, a meld's shape not checked, words (自摸, 门风南) as "word"; null for a section
   // whose tiles it cannot read. parseLine is what scores; this only shows.
   function readSections(line) {
     return foldWidth(line).split(SPACE).filter(function (x) { return x !== ""; }).map(function (section) {
-      var cs = chars(section), meld = null;
-      for (var m = 0; m < MELDS.length; m++) if (startsWith(section, MELDS[m][0])) { meld = MELDS[m]; break; }
+      var k = sectionKind(section);
       try {
-        if (has(FLAGS, section) || cs[0] === "连" || cs[0] === "連" ||
-            ["门风", "門風", "圈风", "圈風"].indexOf(cs.slice(0, 2).join("")) >= 0) return {kind: "word", tiles: []};
-        if (cs[0] === "胡") return {kind: "win", tiles: tiles(cs.slice(1).join(""), "")};
-        if (meld) return {kind: meld[1], tiles: tiles(section.slice(meld[0].length), "")};
-        if (cs[0] === "花" || has(FLOWER_CHARS, cs[0]) || cs[0] === "f") {
-          return {kind: "flowers", tiles: flowers(cs[0] === "花" ? cs.slice(1).join("") : section, "")};
-        }
+        if (k.kind === "flag" || k.kind === "streak" || k.kind === "wind") return {kind: "word", tiles: []};
+        if (k.kind === "win") return {kind: "win", tiles: tiles(chars(section).slice(1).join(""), "")};
+        if (k.kind === "meld") return {kind: k.meld[1], tiles: tiles(section.slice(k.meld[0].length), "")};
+        if (k.kind === "flowers") return {kind: "flowers", tiles: flowers(flowerText(section), "")};
         return {kind: "concealed", tiles: tiles(section, "")};
       } catch (e) {
         if (e instanceof KbError) return null;
@@ -220,30 +231,29 @@
     var sections = line.split(SPACE).filter(function (x) { return x !== ""; });
     sections.forEach(function (section, k) {
       var where = T("hand 第") + (k + 1) + T("段「") + section + T("」");
-      var meld = null, cs = chars(section);
-      for (var m = 0; m < MELDS.length; m++) if (startsWith(section, MELDS[m][0])) { meld = MELDS[m]; break; }
-      if (has(FLAGS, section)) {
+      var k = sectionKind(section), cs = chars(section);
+      if (k.kind === "flag") {
         hand[FLAGS[section][0]] = FLAGS[section][1];
-      } else if (cs[0] === "连" || cs[0] === "連") {
+      } else if (k.kind === "streak") {
         var n = cs.slice(1).join("");
         if (!/^[0-9]+$/.test(n) || cs.length > 4) throw new KbError(where + T(": 连庄次数写作 连N（N 为 0–99）"));
         hand.dealer_streak = Number(n);
-      } else if (["门风", "門風", "圈风", "圈風"].indexOf(cs.slice(0, 2).join("")) >= 0) {
+      } else if (k.kind === "wind") {
         var wind = HONOURS[cs.slice(2).join("")];
         if (WINDS.indexOf(wind) < 0) throw new KbError(where + T(": 风位须为 东南西北 之一"));
         if (cs[0] === "圈") hand.round_wind = wind; else hand.seat = WINDS.indexOf(wind) + 1;
-      } else if (cs[0] === "胡") {
+      } else if (k.kind === "win") {
         var won = tiles(cs.slice(1).join(""), where);
         if (won.length !== 1) throw new KbError(where + T(": 胡后须为一张牌"));
         hand.winning_tile = won[0];
-      } else if (meld) {
-        var got = tiles(section.slice(meld[0].length), where), kind = meld[1];
+      } else if (k.kind === "meld") {
+        var got = tiles(section.slice(k.meld[0].length), where), kind = k.meld[1];
         if (!isMeld(kind, got)) {
           throw new KbError(where + ": " + meldShape(kind) + T("（收到 ") + (got.map(tileName).join(" ") || T("没有牌")) + T("）"));
         }
         hand.melds.push({type: kind, tiles: got});
-      } else if (cs[0] === "花" || has(FLOWER_CHARS, cs[0]) || cs[0] === "f") {
-        hand.flowers = hand.flowers.concat(flowers(cs[0] === "花" ? cs.slice(1).join("") : section, where));
+      } else if (k.kind === "flowers") {
+        hand.flowers = hand.flowers.concat(flowers(flowerText(section), where));
       } else if (concealed === null) {
         concealed = tiles(section, where);
       } else {
