@@ -20,13 +20,11 @@ attaches the twin), so they are one judged unit too: a result holds its id and i
 twins' ids, and judged ids are counted once per clause. The baseline's lists are folded
 the same way, so it is not penalised for listing twins apart.
 
-Tuning sets (by default every one): bench/queries.tsv (525), bench/tuning2.tsv (200, written by a
-fresh writer from the records' titles and texts alone, for tuning and diagnosis), bench/tuning3.tsv
-(140 English and Taiwanese questions, written the same way), bench/tuning4.tsv (120 colloquial,
-Taiwanese and mahjong questions, likewise) and bench/tuning5.tsv (60 Taiwanese, 40 English, likewise). Held-out sets (by default every bench/heldout*.tsv):
-bench/heldout.tsv (185 questions), bench/heldout2.tsv (150, written later by another writer from
-the records' titles and texts alone), bench/heldout3.tsv (120), bench/heldout4.tsv to
-bench/heldout8.tsv (150 each), each by a further writer under the same rule. Only aggregate figures are printed for the held-out sets;
+Tuning sets (by default every one, ``tuning_files``): bench/queries.tsv, then every
+bench/tuning*.tsv in order; held-out sets (by default every one): every bench/heldout*.tsv in
+order. Each set after the first of its kind was written by a fresh writer from the records'
+titles and texts alone; its header says how it was written, and README lists the
+sets with their sizes and figures. Only aggregate figures are printed for the held-out sets;
 ``--verbose`` lists per-query ranks of the tuning sets alone. Latency: in-process p50/p95 over every question of all the
 sets after one warm-up pass; fresh process: wall and CPU time of ``kb search QUERY`` in
 a new process, median of ``--cold`` runs.
