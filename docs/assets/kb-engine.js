@@ -494,32 +494,38 @@
       }
     }
     var context = R.contextCover ? optional.map(function (g) { return self.contextDocs(g); }) : null;
-    if (!depth || R.strictTier || all.length <= R.candidates) return this.covered(all, covers, weights, context);
-    // rank.py: re-rank the best raw scores, then any clause outside them whose raw score reaches
-    // the depth-th final score, until none does; the first depth are exact.
-    all.sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; });
-    var n = R.candidates;
-    for (;;) {
-      var ranked = this.covered(all.slice(0, n), covers, weights, context);
-      var floor = ranked.length >= depth ? ranked[depth - 1][1] : 0.0, m = n;
-      while (m < all.length && all[m][1] >= floor) m++;
-      if (m === n) return ranked;
-      n = m;
-    }
-  };
-  Engine.prototype.covered = function (entries, covers, weights, context) {
-    var R = this.R;
     var total = weights.reduce(function (a, b) { return a + b; }, 0);
-    var keyed = entries.map(function (e) {
-      var got = 0;
-      covers.forEach(function (c, i) {
-        if (!weights[i]) return;
-        if (c.has(e[0])) got += weights[i];
-        else if (context && context[i].has(e[0])) got += R.contextCover * weights[i];
-      });
-      var share = total ? got / total : 1.0;
-      return [share >= 1.0 - 1e-9 || !R.strictTier ? 1 : 0, e[1] * Math.pow(share, R.coveragePower), e[0]];
+    var final = function (e) { return self.finalScore(e, covers, weights, context, total); };
+    if (!depth || R.strictTier) return this.ordered(all.map(final));
+    // rank.py _best: coverage only lowers a score, so clauses are taken by raw score, best first,
+    // until the next raw score is below the depth-th final score so far; the first depth are exact.
+    all.sort(function (a, b) { return b[1] - a[1] || a[0] - b[0]; });
+    var keyed = [], top = [];   // top: the best depth final scores so far, best first
+    for (var i = 0; i < all.length; i++) {
+      if (top.length === depth && all[i][1] < top[depth - 1]) break;
+      var k = final(all[i]);
+      keyed.push(k);
+      if (top.length < depth || k[1] > top[depth - 1]) {
+        var at = top.length;
+        while (at > 0 && top[at - 1] < k[1]) at--;
+        top.splice(at, 0, k[1]);
+        if (top.length > depth) top.pop();
+      }
+    }
+    return this.ordered(keyed).slice(0, depth);
+  };
+  // rank.py _final: [tier, raw score times the square of the clause's share of the groups, doc]
+  Engine.prototype.finalScore = function (e, covers, weights, context, total) {
+    var R = this.R, got = 0;
+    covers.forEach(function (c, i) {
+      if (!weights[i]) return;
+      if (c.has(e[0])) got += weights[i];
+      else if (context && context[i].has(e[0])) got += R.contextCover * weights[i];
     });
+    var share = total ? got / total : 1.0;
+    return [share >= 1.0 - 1e-9 || !R.strictTier ? 1 : 0, e[1] * Math.pow(share, R.coveragePower), e[0]];
+  };
+  Engine.prototype.ordered = function (keyed) {
     keyed.sort(function (a, b) { return b[0] - a[0] || b[1] - a[1] || a[2] - b[2]; });
     return keyed.map(function (k) { return [k[2], k[1]]; });
   };

@@ -19,16 +19,17 @@ rarity; everyday words weigh less) each contains, a clause and its twin counting
 a group in an ancestor's title counting too (CONTEXT_COVER); a group is contained when all
 its bigrams are in the clause (posting lists, no scan over the clauses). A clause whose own
 title holds every group the query matched (42 明手的权利 for dummy's rights) is what the query
-names: its score is raised by TITLE_BONUS (everyday words do not count). Only the best
-CANDIDATES by raw score are re-ranked, and any other clause that could still reach the
-first ``depth`` places: the cut changes no answer the engine shows. A quoted phrase must
-stand whole in the title, the text or a subject term.
+names: its score is raised by TITLE_BONUS (everyday words do not count). With a ``depth``,
+the coverage of a clause is worked out only while its raw score could still reach the first
+``depth`` places (coverage only lowers a score): the cut changes no answer the engine shows.
+A quoted phrase must stand whole in the title, the text or a subject term.
 
 Every cache is an LRU with a size, except the BM25 weights of the index's own terms, which
 are bounded by the index: nothing grows with the number of distinct queries.
 """
 from __future__ import annotations
 
+import heapq
 import math
 import threading
 from collections import OrderedDict, defaultdict
@@ -57,12 +58,14 @@ DOMAIN_SHARE = 0.95       # a group all (this share) of whose clauses are in one
 DOMAIN_PENALTY = 0.3      # score factor of clauses outside the family the query's words point to
 NAMED_PENALTY = 0.05      # score factor of clauses outside the family the query names (麻将, bridge)
 CACHE_SIZE = 4096
-CANDIDATES = 200
 CONTEXT_COVER = 1.0       # share of a group's coverage weight a clause gets from its ancestors' titles alone
 FUSION = "sum"            # "sum": word + GRAM_WEIGHT * gram scores; "rrf": reciprocal-rank fusion
 RRF_K = 60
 RRF_GRAM = 1.0          # best raw scores re-ranked by coverage
 
+# what a clause gets of a group's weight: (weight, part of the weight, each clause's case: 2 holds
+# the group, 1 is under a title holding it, 0 neither)
+Held = tuple[float, float, bytes]
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -139,6 +142,7 @@ class Ranker:
         self._votes: LRU[tuple[str, ...], str | None] = LRU(cache_size)
         self._context_docs: LRU[tuple[str, ...], frozenset[int]] = LRU(cache_size)
         self._title_docs: LRU[tuple[str, ...], frozenset[int]] = LRU(cache_size)
+        self._holding: LRU[tuple[bool, tuple[str, ...]], bytes] = LRU(cache_size)
         self._titles: list[str] | None = None   # search form of each clause's own title
         self._outside = {f: frozenset(d for d, g in enumerate(self.family) if g != f) for f in set(self.family)}
 
@@ -385,7 +389,7 @@ class Ranker:
     def rank(self, groups: list[Group], allowed: Callable[[int], bool] | None = None,
              text: str = "", depth: int | None = None, family: str | None = None) -> list[tuple[int, float]]:
         """Clauses matching the groups, best first (see the module docstring); with ``depth``,
-        the first ``depth`` are exact and the rest may be left out (the candidate cut);
+        the first ``depth`` alone, exactly;
         ``family``: the family of books the query names (桥牌), instead of the one its words vote for."""
         required = [g for g in groups if g.required]
         optional = [g for g in groups if not g.required]
@@ -436,68 +440,86 @@ class Ranker:
                 for d in frozenset.intersection(*titled).intersection(scores):
                     scores[d] *= TITLE_BONUS
         total = sum(weights)
-        if depth is None or STRICT_TIER or len(scores) <= CANDIDATES:
-            return self._covered(scores, self._held(scores, optional, covers, weights), total, depth)
-        # Coverage only lowers a score, and each clause's share is its own: re-rank the best raw
-        # scores, then any clause outside them whose raw score reaches the depth-th final score
-        # (it might still place above it), until none does. The first ``depth`` are exact.
-        cands = _top(scores, CANDIDATES)
-        held = self._held(cands, optional, covers, weights)
-        while True:
-            ranked = self._covered(cands, held, total, depth)
-            floor = ranked[depth - 1][1] if len(ranked) >= depth else 0.0
-            extra = {d: s for d, s in scores.items() if s >= floor and d not in cands}
-            if not extra:
-                return ranked
-            cands.update(extra)
-            held.update(self._held(extra, optional, covers, weights))   # each clause's share is its own
+        held = [self._held_by(g, w, c) for g, w, c in zip(optional, weights, covers) if w]
+        if depth is None or STRICT_TIER:
+            return self._covered(scores, held, total)
+        return self._best(scores, held, total, depth)
 
-    def _held(self, docs: dict[int, float], optional: list[Group], covers: list[frozenset[int]],
-              weights: list[float]) -> dict[int, float]:
-        """The rarity-weighted groups each clause holds (in group order: the same sums every time)."""
-        got: dict[int, float] = dict.fromkeys(docs, 0)
-        for g, w, c in zip(optional, weights, covers):
-            if w:
-                for d in (c.intersection(got) if len(c) < len(got) else [d for d in got if d in c]):
-                    got[d] += w
-                if CONTEXT_COVER:
-                    part = CONTEXT_COVER * w
-                    for d in self.context_docs(g).intersection(got).difference(c):
-                        got[d] += part
-        return got
+    def _held_by(self, g: Group, w: float, c: frozenset[int]) -> Held:
+        """What a clause gets of group g's weight w: all of it if it holds g (is in ``c``), else
+        CONTEXT_COVER of it if an ancestor's title does; and each clause's case (2, 1 or 0) as bytes."""
+        part = CONTEXT_COVER * w
+        return w, part, self._holding.get((g.english, tuple(g.strings())), partial(self._make_holding, g, c, part))
 
-    def _covered(self, scores: dict[int, float], got: dict[int, float], total: float,
-                 depth: int | None = None) -> list[tuple[int, float]]:
-        """Clauses by raw score times the square of the share of the groups (``total``) they hold;
-        with ``depth``, only the first ``depth`` of them (the rest may be left out)."""
-        if STRICT_TIER:
-            tiered = []
-            for d, score in scores.items():
-                share = got[d] / total if total else 1.0
-                tiered.append((share >= 1.0 - 1e-9, score * share ** COVERAGE_POWER, -d))
-            tiered.sort(reverse=True)
-            return [(-neg, score) for _, score, neg in tiered]
-        if total:
-            keyed = [(score * (got[d] / total) ** COVERAGE_POWER, -d) for d, score in scores.items()]
-        else:
-            keyed = [(score, -d) for d, score in scores.items()]
+    def _make_holding(self, g: Group, c: frozenset[int], part: float) -> bytes:
+        row = bytearray(self.n)
+        for d in self.context_docs(g) if part else ():
+            row[d] = 1
+        for d in c:
+            row[d] = 2
+        return bytes(row)
+
+    @staticmethod
+    def _shares(held: list[Held], total: float) -> Callable[[int], float]:
+        """Each clause's share of the groups' weight (``total``), the groups added in query order
+        (the same floats every time, as the browser engine adds them). Clauses that hold the
+        same groups share one sum."""
+        if not total:
+            return lambda d: 1.0
+        cases = list(zip(*(row for _, _, row in held)))   # per clause: what it holds of each group
+        sums: dict[tuple[int, ...], float] = {}
+
+        def share(d: int) -> float:
+            case = cases[d]
+            got = sums.get(case)
+            if got is None:
+                got = 0.0
+                for (w, part, _), k in zip(held, case):
+                    if k == 2:
+                        got += w
+                    elif k:
+                        got += part
+                got = sums[case] = got / total
+            return got
+        return share
+
+    def _best(self, scores: dict[int, float], held: list[Held], total: float,
+              depth: int) -> list[tuple[int, float]]:
+        """The first ``depth`` of ``_covered``, exactly, without the coverage of every clause:
+        coverage only lowers a score, so clauses are taken by raw score, best first, until the
+        next raw score is below the depth-th final score kept so far (no later clause can place)."""
+        order = sorted(scores, key=scores.__getitem__, reverse=True)
+        share = self._shares(held, total)
+        kept = [(scores[d] * share(d) ** COVERAGE_POWER, -d) for d in order[:depth]]
+        heapq.heapify(kept)   # the best (final score, -clause) so far, the least first
+        floor = kept[0][0] if len(kept) == depth else 0.0
+        for d in order[depth:]:
+            raw = scores[d]
+            if raw < floor:
+                break
+            key = (raw * share(d) ** COVERAGE_POWER, -d)
+            if key > kept[0]:
+                heapq.heapreplace(kept, key)
+                floor = kept[0][0]
+        kept.sort(reverse=True)
+        return [(-neg, score) for score, neg in kept]
+
+    def _covered(self, scores: dict[int, float], held: list[Held], total: float) -> list[tuple[int, float]]:
+        """Every clause, by raw score times the square of its share of the groups."""
+        keyed = []
+        shares = self._shares(held, total)
+        for d, score in scores.items():
+            share = shares(d)
+            tier = share >= 1.0 - 1e-9 if STRICT_TIER else True
+            keyed.append((tier, score * share ** COVERAGE_POWER, -d))
         keyed.sort(reverse=True)
-        return [(-neg, score) for score, neg in keyed[:depth]]
-
-
-def _top(scores: dict[int, float], k: int) -> dict[int, float]:
-    """The k best of ``scores``, ties broken by the lower clause number (as a stable rank)."""
-    cut = sorted(scores.values(), reverse=True)[k - 1]
-    top = {d: s for d, s in scores.items() if s > cut}
-    ties = sorted(d for d, s in scores.items() if s == cut)[:k - len(top)]
-    top.update((d, cut) for d in ties)
-    return top
+        return [(-neg, score) for _, score, neg in keyed]
 
 
 # The ranking constants in one place (mirrored by the site's browser engine).
 RANKING = {"k1": K1, "b": B, "wordFields": WORD_FIELDS, "gramWeight": GRAM_WEIGHT,
            "queryGramWeight": QUERY_GRAM_WEIGHT, "coveragePower": COVERAGE_POWER,
            "strictTier": STRICT_TIER, "unitEvidence": UNIT_EVIDENCE, "domainShare": DOMAIN_SHARE,
-           "domainPenalty": DOMAIN_PENALTY, "namedPenalty": NAMED_PENALTY, "candidates": CANDIDATES, "fusion": FUSION,
+           "domainPenalty": DOMAIN_PENALTY, "namedPenalty": NAMED_PENALTY, "fusion": FUSION,
            "contextCover": CONTEXT_COVER, "titleBonus": TITLE_BONUS,
            "englishField": ENGLISH_FIELD}
