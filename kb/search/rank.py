@@ -82,16 +82,25 @@ class LRU(Generic[K, V]):
         self._lock = threading.Lock()
 
     def get(self, key: K, make: Callable[[], V]) -> V:
-        with self._lock:
-            if key in self._data:
-                self._data.move_to_end(key)
-                return self._data[key]
+        # A hit takes no lock: reading an entry and moving it to the end are each one step of
+        # OrderedDict under the interpreter lock; only a miss's insertion and eviction take it.
+        data = self._data
+        try:
+            value = data[key]
+        except KeyError:
+            pass
+        else:
+            try:
+                data.move_to_end(key)
+            except KeyError:   # evicted by another thread just now: still the right value
+                pass
+            return value
         value = make()
         with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
+            data[key] = value
+            data.move_to_end(key)
+            while len(data) > self.size:
+                data.popitem(last=False)
         return value
 
     def __len__(self) -> int:
