@@ -839,7 +839,9 @@
   Engine.prototype.ranked = function (parsed, limit, work, lead) {
     var self = this, m = this.meta, ranked;
     function allowed(d) { return !work || m.works[m.work[d]] === work; }
-    var depth = Math.max(2 * limit, m.definitions.window);   // engine.py: how much of a ranking must be exact
+    // engine.py _depth: how much of a ranking must be exact
+    var defining = parsed.defines || (parsed.groups.length === 1 && !parsed.groups[0].required);
+    var depth = Math.max(2 * limit, m.headingWindow, defining ? m.definitions.window : 0);
     if (!parsed.groups.length) ranked = this.byCitation(parsed.cites, allowed);
     else if (parsed.cites.length) {
       var inside = this.cited(parsed.cites);

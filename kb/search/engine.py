@@ -121,18 +121,22 @@ class SearchEngine:
             return not law_range or (d["law"] is not None and law_range[0] <= d["law"] <= law_range[1])
 
         allowed = filtered if work or law_range else None
-        # how many of a ranking must be exact: a twin folds into its clause's result, and a
-        # definition is looked for among the first DEFINITION_WINDOW
-        depth = max(2 * limit, DEFINITION_WINDOW)
-
-        ranked = self._ranked(parsed, allowed, depth)
+        ranked = self._ranked(parsed, allowed, self._depth(parsed, limit))
         if not ranked and any(g.required for g in parsed.groups):
             # A quoted phrase no clause holds as typed is most often words quoted as they were
             # said at the table (庄家只说“草花”): its words count as the query's other words do.
             parsed = self.parse(unquoted(q), script)
-            ranked = self._ranked(parsed, allowed, depth)
+            ranked = self._ranked(parsed, allowed, self._depth(parsed, limit))
         ranked = self._fold_twins(ranked, limit, allowed, lead)
         return [self._result(n, score, parsed) for n, score in ranked[:limit]]
+
+    @staticmethod
+    def _depth(parsed: ParsedQuery, limit: int) -> int:
+        """How many of a ranking must be exact: a twin folds into its clause's result (two
+        places for one), a clause under a heading is looked for among the first HEADING_WINDOW,
+        and a definition, when the query asks for one, among the first DEFINITION_WINDOW."""
+        defining = parsed.defines or (len(parsed.groups) == 1 and not parsed.groups[0].required)
+        return max(2 * limit, HEADING_WINDOW, DEFINITION_WINDOW if defining else 0)
 
     def _ranked(self, parsed: ParsedQuery, allowed: Callable[[int], bool] | None,
                 depth: int) -> list[tuple[int, float]]:
