@@ -514,7 +514,7 @@
     }
     return this.ordered(keyed).slice(0, depth);
   };
-  // rank.py _final: [tier, raw score times the square of the clause's share of the groups, doc]
+  // rank.py _covered: [tier, raw score times the square of the clause's share of the groups (_shares), doc]
   Engine.prototype.finalScore = function (e, covers, weights, context, total) {
     var R = this.R, got = 0;
     covers.forEach(function (c, i) {

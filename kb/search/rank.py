@@ -61,7 +61,7 @@ CACHE_SIZE = 4096
 CONTEXT_COVER = 1.0       # share of a group's coverage weight a clause gets from its ancestors' titles alone
 FUSION = "sum"            # "sum": word + GRAM_WEIGHT * gram scores; "rrf": reciprocal-rank fusion
 RRF_K = 60
-RRF_GRAM = 1.0          # best raw scores re-ranked by coverage
+RRF_GRAM = 1.0            # weight of the character channel in reciprocal-rank fusion
 
 # what a clause gets of a group's weight: (weight, part of the weight, each clause's case: 2 holds
 # the group, 1 is under a title holding it, 0 neither)
