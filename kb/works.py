@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 KINDS = ("bridge", "sectioned")
 _FIELDS = ("id", "kind", "title_hans", "title_hant", "law_label", "witnesses", "twin", "outline")
-_OPTIONAL = ("game_names",)
+_OPTIONAL = ("game_names", "query_names")
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,7 @@ class Work:
     twin: str                   # "" when no other work shares the lettering
     outline: str                # kb/data-relative path of the outline or section table
     game_names: tuple[str, ...] = ()   # words a question names the book's game by (桥牌, mahjong)
+    query_names: tuple[str, ...] = ()  # what a question names this very book by (laws1997, 1997版)
 
     def title(self, script: str) -> str:
         return self.title_hant if script == "hant" else self.title_hans
@@ -74,7 +75,11 @@ def _load(path: Path) -> tuple[Work, ...]:
         names = entry.get("game_names", [])
         if not (isinstance(names, list) and all(isinstance(v, str) and v.strip() for v in names)):
             raise KbError(f"{where}: field 'game_names' must be a list of words")
-        works.append(Work(**{**entry, "witnesses": tuple(entry["witnesses"]), "game_names": tuple(names)}))
+        own = entry.get("query_names", [])
+        if not (isinstance(own, list) and all(isinstance(v, str) and v.strip() == v and v for v in own)):
+            raise KbError(f"{where}: field 'query_names' must be a list of names without spaces at their ends")
+        works.append(Work(**{**entry, "witnesses": tuple(entry["witnesses"]), "game_names": tuple(names),
+                             "query_names": tuple(own)}))
     ids = [w.id for w in works]
     for w in works:
         if ids.count(w.id) > 1:
@@ -127,6 +132,17 @@ def game_names() -> dict[str, str]:
         for name in w.game_names:
             if out.setdefault(name, family(w.id)) != family(w.id):
                 raise KbError(f"{registry_path()}: game name '{name}' is given to two families of works")
+    return out
+
+
+def query_names() -> dict[str, str]:
+    """Each name a question gives one book by (the registry's query_names, folded to lower case),
+    and the book's id."""
+    out: dict[str, str] = {}
+    for w in all_works():
+        for name in w.query_names:
+            if out.setdefault(name.lower(), w.id) != w.id:
+                raise KbError(f"{registry_path()}: query name '{name}' is given to two works")
     return out
 
 

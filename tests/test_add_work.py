@@ -153,3 +153,21 @@ def test_a_bad_game_name_is_an_error(tmp_path, monkeypatch, line, message):
     monkeypatch.setenv("KB_WORKS", str(path))
     with pytest.raises(KbError, match=re.escape(message)):
         works.game_names()
+
+
+@pytest.mark.parametrize("line, message", [
+    ('query_names = "twmj16"', "field 'query_names' must be a list of names without spaces at their ends"),
+    ('query_names = [" twmj16"]', "field 'query_names' must be a list of names without spaces at their ends"),
+    ('query_names = ["LAWS1997"]', "query name 'LAWS1997' is given to two works"),
+])
+def test_a_bad_query_name_is_an_error(tmp_path, monkeypatch, line, message):
+    """works.toml's query_names: a list of names, each naming one book (letters in either case)."""
+    from kb import works
+    from kb.errors import KbError
+
+    text = (DATA_DIR / "works.toml").read_text(encoding="utf-8")
+    path = tmp_path / "works.toml"
+    path.write_text(text.replace('query_names = ["twmj16", "台湾十六张麻将竞赛规则"]', line), encoding="utf-8")
+    monkeypatch.setenv("KB_WORKS", str(path))
+    with pytest.raises(KbError, match=re.escape(message)):
+        works.query_names()

@@ -322,6 +322,12 @@ def test_a_clause_titled_with_every_word_of_the_query_comes_first(engine: Search
     ("规则64A2", 64, ("64", "A", "2")),
     ("６４Ａ２", 64, ("64", "A", "2")),
     ("45 C 4 (b)", 45, ("45", "C", "4", "b")),
+    # dotted and dashed, and a law number alone
+    ("47.E.2", 47, ("47", "E", "2")),
+    ("45-C-4-b", 45, ("45", "C", "4", "b")),
+    ("45.C.4(b)", 45, ("45", "C", "4", "b")),
+    ("45", 45, ("45",)),
+    (" 64 ", 64, ("64",)),
 ])
 def test_citation_forms(q: str, law: int, path: tuple[str, ...]):
     (c,) = parse_citation(q)
@@ -337,7 +343,8 @@ def test_citation_with_words_and_non_citations():
     cites, rest = split_citations("参阅第４５条Ｃ款４ （ｂ）的规定")
     assert cites[0].suffix == "45C4b" and str(cites[0]) == "45C4(b)" and rest == "参阅 的规定"
     for q in ["第十二墩", "第十二墩的藏牌", "三条", "打出3条", "自摸VS碰牌", "字一色16台",
-              "第一百条", "第0条", "Law 200", "45", "明手 AND 防家", "我有三条", "一条龙", "2 a day"]:
+              "第一百条", "第0条", "Law 200", "45 46", "94", "3.5", "1.2.a", "45 藏牌", "v1.0",
+              "明手 AND 防家", "我有三条", "一条龙", "2 a day"]:
         assert parse_citation(q) == [], q
     (mj,) = parse_citation("计台名堂 13")
     assert mj.work == "twmj16" and mj.suffix == "patterns.13"
@@ -375,6 +382,31 @@ def test_citation_and_words(engine: SearchEngine):
     # words that match nothing inside the law: the cited clause, then matches elsewhere
     got = ids(engine.search("第64条 字一色", limit=30))
     assert got[0] == "cbr1999:64" and "twmj16:patterns.13" in got
+
+
+def test_a_question_naming_a_book_searches_that_book(engine: SearchEngine):
+    """laws1997 47E2, 1997版47条: the book a question names (works.toml's query_names, in either
+    script and case, a space allowed before its number) is the one searched; a law it does not
+    hold finds nothing rather than another book's clauses."""
+    from kb import works
+    from kb.search.citations import split_work, work_names_pattern
+
+    names = works.query_names()
+    pattern = work_names_pattern(names)
+    assert split_work("LAWS 1997 規則47", pattern, names) == ("laws1997", "          規則47")
+    assert split_work("1999版 藏牌", pattern, names)[0] == "cbr1999"
+    assert split_work("cbr1999 laws1997 45", pattern, names)[0] is None      # two books: neither
+    assert split_work("19970 45", pattern, names) == (None, "19970 45")       # inside a longer number
+    assert ids(engine.search("laws1997 47E2"))[:1] == ["laws1997:47E2"]
+    assert ids(engine.search("1997版47条"))[:1] == ["laws1997:47"]
+    assert ids(engine.search("laws 1997 規則45", limit=50))[:1] == ["laws1997:45"]
+    assert all(i.startswith("laws1997:") for i in ids(engine.search("另一譯本 藏牌", limit=20)))
+    assert all(i.startswith("cbr1999:") for i in ids(engine.search("1999版 藏牌", limit=20)))
+    assert engine.search("laws1997 16") == []
+    assert ids(engine.search("45"))[:1] == ["cbr1999:45"]
+    assert ids(engine.search("47.E.2"))[:1] == ["cbr1999:47E2"]
+    # an explicit book stands over the one named
+    assert ids(engine.search("laws1997 45C4b", work="cbr1999")) == ["cbr1999:45C4b"]
 
 
 def test_citation_with_words_naming_its_topic_gives_the_cited_clause(engine: SearchEngine):

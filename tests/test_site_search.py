@@ -29,6 +29,7 @@ FORMS = [
     "第六十四条", "第64条B款6", "64条B款", "第十二墩", "三条", "计台名堂13", "計台名堂第13項", "名堂 36",
     "第64条 藏牌", "藏牌 64B 罚墩", "ＬＡＷ　６４Ｂ", "第九十四条", "第0条", "99A", "第45条C款4项b", "45C9",
     "明手建议", "64A2", "law64", "第一百条", "名堂100", "L58B2", "l 64", "all 5 cards",
+    "47.E.2", "45-C-4-b", "45.C.4(b)", "45", " 64 ", "45 46", "3.5", "1.2.a",
 ]
 
 SCRIPT = r"""
@@ -73,7 +74,9 @@ QUERIES = ["罚张", "什么是罚张", "明手指出藏牌", "連莊拉莊", "�
            "revoked twice penalties", "declarer's cards mistakenly exposed", "bidding passes doubled",
            "第7副北家叫低了，东家没注意直接叫了", "没跟出被抓到罚几墩", "defender doesn’t play his penalty card",
            "what counts as a revoke", "can I ask to see the cards of the trick just played?",
-           "桥牌里明手是什么意思", "麻将里说的牌面是什么意思", "麻将", "桥牌 麻将 罚则", "bridge dummy", "麻将 45C"]
+           "桥牌里明手是什么意思", "麻将里说的牌面是什么意思", "麻将", "桥牌 麻将 罚则", "bridge dummy", "麻将 45C",
+           "laws1997 16", "laws1997 47E2", "LAWS 1997 规则45", "1997版47条", "另一譯本 藏牌", "1999版 藏牌",
+           "cbr1999 laws1997 45", "twmj16 字一色", "45", "47.E.2"]
 
 
 @pytest.fixture(scope="module")

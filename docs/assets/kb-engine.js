@@ -269,6 +269,7 @@
         var c = self.citeFrom(p.kind, m.groups || {});
         if (!c) continue;
         while (e > s && /\s/.test(text[e - 1])) e--;
+        while (s < e && /\s/.test(text[s])) s++;
         c.start = s; c.end = e; c.text = q.slice(s, e);
         found.push(c);
         for (var k = s; k < e; k++) taken[k] = true;
@@ -278,6 +279,19 @@
     var rest = "";
     for (var i = 0; i < q.length; i++) rest += taken[i] ? " " : q[i];
     return [found, words1(rest).join(" ")];
+  };
+  // citations.py split_work: [the one book the query names or null, the query with every name blanked]
+  Engine.prototype.splitWork = function (q) {
+    var c = this.meta.citations;
+    if (!c.booksRe) return [null, q];
+    var re = new RegExp(c.booksRe[0], c.booksRe[1] + "g"), text = this.foldText(q), found = new Set(), out = q.split(""), m;
+    while ((m = re.exec(text)) !== null) {
+      if (m[0].length === 0) { re.lastIndex++; continue; }
+      found.add(c.books[m[0].replace(/\s+/g, "").toLowerCase()]);
+      for (var i = m.index; i < m.index + m[0].length; i++) out[i] = " ";
+    }
+    if (!found.size) return [null, q];
+    return [found.size === 1 ? Array.from(found)[0] : null, out.join("")];
   };
   function suffix(c) { return c.law === null ? c.path.join(".") : c.path.join(""); }
   function pathkey(path) { return path.map(function (p) { return p + "/"; }).join(""); }
@@ -617,7 +631,8 @@
   // QueryParser.parse: {cites, groups, defines, text}.
   Engine.prototype.parse = function (q) {
     var self = this, Q = this.Q;
-    var split = this.splitCitations(q), cites = split[0], rest = this.normalize(split[1]);
+    var named1 = this.splitWork(q), work = named1[0];
+    var split = this.splitCitations(named1[1]), cites = split[0], rest = this.normalize(split[1]);
     var groups = [], seen = new Set();
     rest = rest.replace(this.phraseRe, function () {
       var text = "";
@@ -668,7 +683,7 @@
     }
     if (named.size) Object.keys(games).forEach(function (w) { if (!isAscii(w)) rest = rest.split(w).join(" "); });
     return { cites: cites, groups: groups, defines: defines, text: words1(rest).join(" "),
-             family: named.size === 1 ? Array.from(named)[0] : null };
+             family: named.size === 1 ? Array.from(named)[0] : null, work: work };
   };
 
   // --- display blocks ---------------------------------------------------------------------------
@@ -901,6 +916,9 @@
     return this.complete(function () {
       var parsed = self.parse(q);
       if (!parsed.cites.length && !parsed.groups.length) return [];
+      // engine.py: the book the question names (laws1997 47E2) is the one searched, and leads
+      var named = parsed.work && self.works.indexOf(parsed.work) >= 0 ? parsed.work : null;
+      work = work || named; lead = lead || named;
       var ranked = self.ranked(parsed, limit, work, lead), out = [];
       if (!ranked.length && parsed.groups.some(function (g) { return g.required; })) {
         // engine.py: a quoted phrase no clause holds as typed counts as ordinary words

@@ -28,7 +28,8 @@ The contract with the static site's search (keep these four stable):
 * ``load_synonyms()``: the curated synonym groups (``Synonyms``: ``expand(word)``,
   ``phrases`` for multi-word English terms), and ``mined.json`` in the index for the pairs
   mined from the two translations;
-* ``parse_citation(query)`` / ``split_citations(query)``: the citations in a query.
+* ``parse_citation(query)`` / ``split_citations(query)``: the citations in a query;
+  ``split_work(query, work_names_pattern(names), names)``: the one book a query names.
 
 What the site's browser engine (kb/site/static_search.py, docs/assets/kb-engine.js) mirrors
 is exported here too: ``fold`` and ``analyze`` (words, bigrams, unigrams; English words by
@@ -59,6 +60,8 @@ _EXPORTS = {
     "load_synonyms": "kb.search.synonyms",
     "parse_citation": "kb.search.citations",
     "split_citations": "kb.search.citations",
+    "split_work": "kb.search.citations",
+    "work_names_pattern": "kb.search.citations",
     "Cite": "kb.search.citations",
     "main": "kb.search.cli",
     # mirrored by the site's browser engine (kb/site/static_search.py)

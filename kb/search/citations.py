@@ -7,6 +7,7 @@ as words. "第十二墩" and other ordinals that are not followed by 条 are not
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from kb.search.analysis import fold
@@ -96,8 +97,14 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("bare", re.compile(
         r"(?<![0-9A-Za-z])(?P<num>\d{1,2})\s+(?P<clause>[A-L])"
         r"(?:\s*(?P<item>\d{1,2})" + _SUB + r"?)?(?![0-9A-Za-z])")),
+    # 47.E.2, 45-C-4-b, 45.C.4(b): dotted or dashed
+    ("bare", re.compile(
+        r"(?<![0-9A-Za-z.])(?P<num>\d{1,2})[.-](?P<clause>[A-La-l])(?:[.-](?P<item>\d{1,2})"
+        r"(?:[.-](?P<sub2>[a-h])|\s*\(\s*(?P<sub>[a-h])\s*\))?)?(?![0-9A-Za-z])")),
     # 计台名堂 13, 計台名堂第13項, 名堂13
     ("mj", re.compile(r"(?:计台)?名堂\s*(?:第\s*)?(?P<num>\d{1,2})\s*[项項]?")),
+    # 45: a question that is a law number and nothing else
+    ("whole", re.compile(r"^\s*(?P<num>\d{1,2})\s*$")),
 ]
 
 
@@ -116,7 +123,7 @@ def _cite_from(kind: str, m: re.Match[str]) -> Cite | None:
     if not 1 <= num <= MAX_LAW:
         return None
     path = [str(num)]
-    if m.group("clause"):
+    if kind != "whole" and m.group("clause"):
         path.append(m.group("clause").upper())
         if m.group("item"):
             path.append(str(int(m.group("item"))))
@@ -124,6 +131,38 @@ def _cite_from(kind: str, m: re.Match[str]) -> Cite | None:
             if sub:
                 path.append(sub.lower())
     return Cite(num, tuple(path), m.start(), m.end(), m.group(0).strip())
+
+
+def work_names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
+    """One pattern finding any of the names a question gives a book by (works.query_names), longest
+    first, in a folded query: letters in either case, a space allowed where letters meet digits
+    (laws 1997), and a name beginning or ending in a letter or digit not inside a longer run of them
+    (1997 in 19970 is not a name)."""
+    alts = []
+    for name in sorted(set(names), key=lambda n: (-len(n), n)):
+        body = "".join(re.escape(a) + (r"\s*" if b and a.isalnum() and b.isalnum() and a.isdigit() != b.isdigit()
+                                       and a.isascii() and b.isascii() else "")
+                       for a, b in zip(name, [*name[1:], ""]))
+        head = "(?<![0-9A-Za-z])" if name[0].isascii() and name[0].isalnum() else ""
+        tail = "(?![0-9A-Za-z])" if name[-1].isascii() and name[-1].isalnum() else ""
+        alts.append(head + body + tail)
+    return re.compile("|".join(alts), re.I) if alts else None
+
+
+def split_work(query: str, pattern: re.Pattern[str] | None, names: dict[str, str]) -> tuple[str | None, str]:
+    """The book a query names (laws1997 47E2, 1997版47条), if it names exactly one, and the query with
+    every name blanked out (same length: citations' spans still index it)."""
+    if pattern is None:
+        return None, query
+    text = fold(query)
+    found: set[str] = set()
+    out = list(query)
+    for m in pattern.finditer(text):
+        found.add(names["".join(m.group(0).split()).lower()])
+        out[m.start():m.end()] = " " * (m.end() - m.start())
+    if not found:
+        return None, query
+    return (next(iter(found)) if len(found) == 1 else None), "".join(out)
 
 
 def parse_citation(query: str) -> list[Cite]:
@@ -143,12 +182,14 @@ def split_citations(query: str) -> tuple[list[Cite], str]:
             cite = _cite_from(kind, m)
             if cite is None:
                 continue
-            end = m.end()
-            while end > m.start() and text[end - 1].isspace():
+            start, end = m.start(), m.end()
+            while end > start and text[end - 1].isspace():
                 end -= 1
-            cite = Cite(cite.law, cite.path, m.start(), end, query[m.start():end], cite.work)
+            while start < end and text[start].isspace():
+                start += 1
+            cite = Cite(cite.law, cite.path, start, end, query[start:end], cite.work)
             cites.append(cite)
-            for i in range(m.start(), end):
+            for i in range(start, end):
                 taken[i] = True
     cites.sort(key=lambda c: c.start)
     rest = "".join(" " if taken[i] else ch for i, ch in enumerate(query))

@@ -75,7 +75,7 @@ class SearchEngine:
         self.ranker = Ranker(self.docs, data.lexicon, cache_size,
                              [works.family(d["work"]) for d in self.docs], self.twin)
         syn = (synonyms or load_synonyms()).with_mined(data.mined)
-        self.parser = QueryParser(data.lexicon, syn, self.ranker.known, works.game_names())
+        self.parser = QueryParser(data.lexicon, syn, self.ranker.known, works.game_names(), works.query_names())
         self._parsed: LRU[tuple[str, str | None], ParsedQuery] = LRU(cache_size)
         self._defining: LRU[str, dict[int, bool]] = LRU(cache_size)   # per term: each clause checked
         self._normal: dict[int, tuple[str, str]] = {}
@@ -113,6 +113,11 @@ class SearchEngine:
         parsed = self.parse(q, script)
         if parsed.empty:
             return []
+        if parsed.work in self.works:
+            # laws1997 47E2, 1997版47条: the book the question names is the one searched (an
+            # explicit ``work`` stands over it) and leads a clause and its twin
+            work = work or parsed.work
+            lead = lead or parsed.work
 
         def filtered(n: int) -> bool:
             d = self.docs[n]

@@ -26,7 +26,7 @@ from typing import Any
 
 from kb.errors import KbError
 from kb.search.analysis import NEGATORS, analyze, is_cjk, is_traditional, normalize, stem, strip_controls
-from kb.search.citations import Cite, split_citations
+from kb.search.citations import Cite, split_citations, split_work, work_names_pattern
 from kb.search.lexicon import Lexicon
 from kb.search.snippet import mark_order
 from kb.search.synonyms import Synonyms
@@ -106,6 +106,7 @@ class ParsedQuery:
     defines: str | None = None
     text: str = ""                  # the words' part of the query (for whole-query grams)
     family: str | None = None       # the family of rule books the query names (桥牌, 麻将), if one
+    work: str | None = None         # the one book the query names (laws1997 47E2, 1997版), if one
 
     @property
     def empty(self) -> bool:
@@ -151,16 +152,19 @@ class QueryParser:
     """Parses queries against one lexicon and one set of synonyms."""
 
     def __init__(self, lex: Lexicon, syn: Synonyms, known: Callable[[str], bool],
-                 games: dict[str, str] | None = None):
+                 games: dict[str, str] | None = None, books: dict[str, str] | None = None):
         self.lex = lex
         self.syn = syn
         self.known = known          # does some clause contain this string?
         self.phrases = syn.phrases
         self.games = game_words(games or {}, lex)
+        self.books = books or {}    # the names a question gives one book by (works.query_names)
+        self.books_re = work_names_pattern(self.books)
 
     def parse(self, q: str, script: str | None = None) -> ParsedQuery:
         """Split a cleaned query into citations, phrase groups, English terms and word groups."""
         shown = script or ("hant" if is_traditional(q) else "hans")
+        work, q = split_work(q, self.books_re, self.books)
         cites, rest = split_citations(q)
         rest = normalize(rest)
         groups: list[Group] = []
@@ -212,7 +216,7 @@ class QueryParser:
                 if not w.isascii():
                     rest = rest.replace(w, " ")   # nor are its characters (the whole-query grams)
         return ParsedQuery(cites, groups, shown, defines, " ".join(rest.split()),
-                           next(iter(named)) if len(named) == 1 else None)
+                           next(iter(named)) if len(named) == 1 else None, work)
 
     def _words(self, text: str) -> list[str]:
         """The query's words; a word of everyday language that no clause holds and no synonym

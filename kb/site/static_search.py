@@ -211,6 +211,9 @@ class StaticIndex:
         families, family = self._families()
         n = max(1, len(recs))
         position = {r.id: k for k, r in enumerate(recs)}
+        held = {r.work for r in recs}
+        books = {name: w for name, w in works.query_names().items() if w in held}
+        books_re = ks.work_names_pattern(books)
         return {
             "version": 2,
             "count": len(recs),
@@ -248,6 +251,8 @@ class StaticIndex:
                 "maxLaw": ks.MAX_LAW, "maxPattern": ks.MAX_PATTERN, "minBareLaw": ks.MIN_BARE_LAW,
                 "cnDigits": ks.CN_DIGITS, "cnUnits": ks.CN_UNITS,
                 "mahjongWork": ks.parse_citation("计台名堂 1")[0].work,
+                # what a question names one book by (works.query_names), and the pattern finding them
+                "books": books, "booksRe": js_regex(books_re) if books_re else None,
             },
             "ranking": ks.RANKING,
             "definitions": {"window": ks.DEFINITION_WINDOW, "marks": list(ks.DEFINITION_MARKS),
