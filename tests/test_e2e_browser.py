@@ -313,6 +313,23 @@ def test_the_script_switch_keeps_the_question_and_the_anchor(static_site, page):
     page.goto(f"{static_site}/hans/cbr1999/law-47/")
     page.click("a.kb-switch-link")
     page.wait_for_url(re.compile(r".*/hant/cbr1999/law-47/$"))
+    # a heading clause landed on, with its first clause just under it, is the one kept
+    for path, anchor in (("cbr1999/law-45/", "45C4"), ("cbr1999/law-45/", "45C"), ("compare/law-47/", "47E2")):
+        page.goto(f"{static_site}/hans/{path}#{anchor}")
+        page.wait_for_timeout(100)
+        page.click("a.kb-switch-link")
+        page.wait_for_url(re.compile(rf".*/hant/{path}#{anchor}$"))
+
+
+def test_the_contents_list_marks_the_clause_landed_on(static_site, page):
+    """On a desktop, the theme's contents list beside the text marks the clause the link opened,
+    not the one before it."""
+    for path, anchor in (("cbr1999/law-47/", "47E"), ("cbr1999/law-64/", "64B6"), ("laws1997/law-45/", "45C4")):
+        page.goto(f"{static_site}/hans/{path}#{anchor}")
+        page.wait_for_function("() => document.querySelector('.md-nav--secondary .md-nav__link--active')")
+        page.wait_for_timeout(300)
+        href = page.eval_on_selector(".md-nav--secondary .md-nav__link--active", "a => a.getAttribute('href')")
+        assert href == f"#{anchor}", (path, anchor, href)
 
 
 def test_a_result_cited_by_its_title_shows_it_once(static_site, page):

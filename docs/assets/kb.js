@@ -19,7 +19,14 @@
   // (?q=…&work=…) too.
   function readingAnchor() {
     var header = document.querySelector(".md-header");
-    var top = (header ? header.getBoundingClientRect().bottom : 0) + window.innerHeight / 5, found = null;
+    var below = header ? header.getBoundingClientRect().bottom : 0, top = below + window.innerHeight / 5, found = null;
+    // the clause landed on, still at the top, is the one being read (a heading with its first
+    // clause just under it: 45C4, not 45C4(a))
+    var landed = location.hash && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (landed) {
+      var at = landed.getBoundingClientRect().top;
+      if (at >= below - 8 && at <= top) return location.hash;
+    }
     var heads = document.querySelectorAll(".md-content h1[id], .md-content h2[id], .md-content h3[id], " +
                                           ".md-content h4[id], .md-content h5[id], .md-content h6[id]");
     for (var i = 0; i < heads.length && heads[i].getBoundingClientRect().top <= top; i++) found = heads[i];
