@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 KINDS = ("bridge", "sectioned")
 _FIELDS = ("id", "kind", "title_hans", "title_hant", "law_label", "witnesses", "twin", "outline")
-_OPTIONAL = ("game_names", "query_names")
+_OPTIONAL = ("game_names", "query_names", "short_hans", "short_hant")
 
 
 @dataclass(frozen=True)
@@ -36,9 +36,15 @@ class Work:
     outline: str                # kb/data-relative path of the outline or section table
     game_names: tuple[str, ...] = ()   # words a question names the book's game by (桥牌, mahjong)
     query_names: tuple[str, ...] = ()  # what a question names this very book by (laws1997, 1997版)
+    short_hans: str = ""               # a short name, beside a page's title (中国规则 1999); else the title
+    short_hant: str = ""
 
     def title(self, script: str) -> str:
         return self.title_hant if script == "hant" else self.title_hans
+
+    def short(self, script: str) -> str:
+        """The short name of the book, shown beside a page's title (the title if it has none)."""
+        return (self.short_hant if script == "hant" else self.short_hans) or self.title(script)
 
     def law_name(self, law: int | str) -> str:
         """第45条 / 规则45: how this work names one of its laws."""
@@ -75,6 +81,9 @@ def _load(path: Path) -> tuple[Work, ...]:
         names = entry.get("game_names", [])
         if not (isinstance(names, list) and all(isinstance(v, str) and v.strip() for v in names)):
             raise KbError(f"{where}: field 'game_names' must be a list of words")
+        for key in ("short_hans", "short_hant"):
+            if not isinstance(entry.get(key, ""), str):
+                raise KbError(f"{where}: field '{key}' must be a string")
         own = entry.get("query_names", [])
         if not (isinstance(own, list) and all(isinstance(v, str) and v.strip() == v and v for v in own)):
             raise KbError(f"{where}: field 'query_names' must be a list of names without spaces at their ends")

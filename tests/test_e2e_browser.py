@@ -344,8 +344,13 @@ def test_print_view_has_no_links_to_other_pages(static_site, page):
     page.goto(f"{static_site}/hans/cbr1999/law-45/")
     compare = page.locator("a[href*='compare/law-45']")
     assert compare.count() == 1 and compare.is_visible()
+    book = page.locator(".kb-book")
+    assert book.is_hidden()                 # the header names the book on screen
     page.emulate_media(media="print")
     assert compare.is_hidden() and page.locator("a.kb-switch-link").is_hidden()
+    assert book.is_visible() and book.inner_text() == "中国桥牌竞赛规则（1999）"
+    # a clause's citation once, in its heading, not again in the margin
+    assert page.evaluate("getComputedStyle(document.querySelector('.kb-clause[data-cite]'), '::before').content") == "none"
 
 
 def test_the_search_page_says_when_there_are_more_and_shows_them(static_site, page):

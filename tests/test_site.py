@@ -113,6 +113,24 @@ def test_compare_and_mahjong_pages(built):
     assert "算例" in patterns and "本库的读法" in patterns
 
 
+def test_a_rule_books_pages_name_the_book(built):
+    """The two translations share their laws' titles (45 牌张的打出): a law page names its book in the
+    window's title and, printed, above its text; the header names it beside the page's title (short)
+    for a book with a twin; a worked example's 依据 line is marked as such (its links are thumb-sized)."""
+    import re
+    _, site = built
+    l97 = page(site, "hans", "laws1997/law-45")
+    assert "<title>45 打出的牌张 · 1997 年桥牌规则（另一中译本） - 牌规知识库</title>" in l97
+    assert '<p class="kb-book">1997 年桥牌规则（另一中译本）</p>' in l97
+    assert '<span class="kb-book-short">1997 另一译本 · </span>' in l97
+    cbr = page(site, "hant", "cbr1999/law-45")
+    assert "· 中國橋牌競賽規則（1999） - 牌規知識庫</title>" in cbr and "中國規則 1999 · </span>" in cbr
+    mj = page(site, "hans", "twmj16/patterns")
+    assert "· 台湾十六张麻将竞赛规则 - 牌规知识库</title>" in mj and "kb-book-short" not in mj
+    assert re.search(r'<p class="kb-basis"><strong>依据</strong>', mj)
+    assert "<title>牌规知识库</title>" in page(site, "hans", "")
+
+
 def test_worked_examples_on_rule_pages(built):
     _, site = built
     for law in (44, 46, 50, 51, 61, 62, 63, 64):

@@ -48,8 +48,9 @@
     button.setAttribute("aria-label", labels.aria.replace("{cite}", cite));
     button.setAttribute("aria-live", "polite");
     button.addEventListener("click", function () {
-      var url = location.href.split("#")[0] + "#" + heading.id;
-      copyText(cite + " " + url).then(function () {
+      // the book too: the two translations letter their clauses alike (45C4(b) is in both)
+      var book = document.querySelector(".kb-book"), url = location.href.split("#")[0] + "#" + heading.id;
+      copyText((book ? book.textContent.trim() + " " : "") + cite + " " + url).then(function () {
         button.textContent = labels.copied;
         button.classList.add("kb-copied");
         setTimeout(function () { button.textContent = labels.cite; button.classList.remove("kb-copied"); }, 2000);

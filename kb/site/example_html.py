@@ -3,7 +3,8 @@
 The site puts record bodies in as HTML rather than through Markdown (slots, kb/site/render.py);
 worked examples go in the same way: Markdown spent most of its time on their admonitions and
 tables. Only the shapes kb/site/examples_text.py writes are converted (an admonition of
-paragraphs and one collapsed details block holding a table, inline text with backslash escapes,
+paragraphs (one may carry a class: ``{: .kb-basis }``) and one collapsed details block holding a
+table, inline text with backslash escapes,
 **strong** and links); for anything else ``example_html`` gives None and the block goes through
 Markdown as before. tests/test_site.py checks the two give the same HTML on every page.
 """
@@ -19,6 +20,7 @@ _ESCAPED = "\\`*_{}[]()>#+-.!|"
 _INLINE = re.compile(r"\\(.)|\*\*([^*]+?)\*\*|\[([^\]\[]*)\]\(([^()\s]+)\)")
 _MARKUP = re.compile(r"[\\`*_{}\[\]<>&|~]")     # left after the conversion: Markdown's to read
 _ROW = re.compile(r"\|(.*)\|")
+_CLASS = re.compile(r"\{: *\.([\w-]+) *\}")
 _RULE = re.compile(r"\|(?: *-{3,} *\|)+")
 
 
@@ -69,10 +71,12 @@ def example_html(block: str, url: Callable[[str], str]) -> str | None:
             return None
         details = _DETAILS.fullmatch(para[0])
         if details is None:
-            text = inline(para[0], url) if len(para) == 1 else None
+            # a paragraph, or a paragraph with attr_list's class line ({: .kb-basis })
+            attr = _CLASS.fullmatch(para[1]) if len(para) == 2 else None
+            text = inline(para[0], url) if len(para) == 1 or attr else None
             if text is None:
                 return None
-            out.append(f"<p>{text}</p>")
+            out.append(f'<p class="{attr.group(1)}">{text}</p>' if attr else f"<p>{text}</p>")
             continue
         summary = inline(details.group(2), url)
         table = _table(para[1:], url)

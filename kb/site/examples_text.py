@@ -485,7 +485,7 @@ def block(ex: dict) -> str:
         situation = describe(ex["input"])
         ruling = _md(bridge_ruling(result.get("explanation", "")))
     cites = " ".join(f"⟦{c}⟧" for c in (result.get("clauses") or [ex["clause"]]))
-    body = [f"**情形**　{_md(situation)}", f"**裁定**　{ruling}", f"**依据**　{cites}",
+    body = [f"**情形**　{_md(situation)}", f"**裁定**　{ruling}", f"**依据**　{cites}\n{{: .kb-basis }}",
             '??? abstract "牌例明细"\n' + "\n".join(f"    {row}" for row in table)]
     return f'!!! example "算例：{ex["title"]}"\n' + "\n\n".join(_indent(b) for b in body) + "\n"
 

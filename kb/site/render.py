@@ -268,10 +268,21 @@ class Renderer:
         return re.sub(r"⟦([^⟧]+)⟧", link, text)
 
     # -- pages -----------------------------------------------------------------------------
+    def book_head(self, work: str) -> str:
+        """Front matter naming the page's rule book (the window's title and the header show it; and,
+        for a translation whose laws' titles its twin shares, the header beside the page's title),
+        and the book's name above the text, printed."""
+        w = self.works[work]
+        meta = {"book": w.title(self.script)}
+        if w.twin:     # the header's short name, where another book has the same titles
+            meta["book_short"] = w.short(self.script)
+        return ("---\n" + "".join(f"{k}: {json.dumps(v, ensure_ascii=False)}\n" for k, v in meta.items()) + "---\n"
+                + f'<p class="kb-book">{escape(w.title(self.script))}</p>\n')
+
     def law_page(self, page: str, records: list[Record]) -> str:
         law = records[0]
         head = "".join(f'<p class="kb-heading">{escape(self.t(h))}</p>\n' for h in law.heading)
-        out = [head]
+        out = [self.book_head(law.work) + head]
         if law.fragment:
             # said above the text, which begins mid-sentence: what is kept, and why no more is
             what = next(n["what"] for n in law.notes if n.get("kind") == "fragment")
@@ -427,7 +438,7 @@ class Renderer:
     def mahjong_page(self, page: str, records: list[Record]) -> str:
         key = page.split("/")[-1][:-3]
         title = MAHJONG_PAGES[key][0 if self.script == "hans" else 1]
-        out = [f"# {title}\n"]
+        out = [self.book_head(page.split("/")[0]), f"# {title}\n"]
         out += [self.record_block(r, page) for r in records]
         return "\n".join(out)
 
