@@ -31,7 +31,6 @@ import argparse
 import asyncio
 import base64
 import hashlib
-import html
 import json
 import os
 import re
@@ -61,6 +60,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from kb import works
 from kb.errors import KbError
 from kb.site.lang import edition_for
+from kb.site.offline import not_found_page
 
 WORKS = works.work_ids()
 SCRIPTS = ("hans", "hant")
@@ -266,12 +266,16 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-NOT_FOUND_PAGE = """<!doctype html>
-<html lang="zh"><head><meta charset="utf-8"><title>404 · 牌规知识库</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
-<body><h1>404</h1><p>找不到该页面 · 找不到該頁面：<code>{path}</code></p>
-<p><a href="/hans/">简体版</a> · <a href="/hant/">繁體版</a></p></body></html>
-"""
+
+
+class _SiteFiles(StaticFiles):
+    """The built site. Its /404.html is for static hosts: here a missing address gets kb serve's own
+    answer (the page naming the address; JSON under /api/), so StaticFiles never serves that file."""
+
+    def lookup_path(self, path: str) -> tuple[str, os.stat_result | None]:
+        if path.strip("/") == "404.html":
+            return "", None
+        return super().lookup_path(path)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -280,7 +284,7 @@ async def _http_error(request: Request, exc: Exception) -> Response:
         message = {404: "not found", 405: "method not allowed"}.get(status, "error")
         headers = getattr(exc, "headers", None)
         return JSONResponse({"error": message}, status_code=status, headers=headers)
-    return HTMLResponse(NOT_FOUND_PAGE.format(path=html.escape(request.url.path)), status_code=404)
+    return HTMLResponse(not_found_page(request.url.path), status_code=404)
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:
@@ -511,7 +515,7 @@ def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE,
             Route("/api/openapi.json", api_openapi, methods=["GET"]),
             Route("/", root, methods=["GET"]),
             Mount("/api/rules", routes=rules_api.routes()),
-            Mount("/", app=StaticFiles(directory=service.site, html=True)),
+            Mount("/", app=_SiteFiles(directory=service.site, html=True)),
         ],
         exception_handlers={HTTPException: _http_error, 500: _server_error},
         lifespan=lifespan,

@@ -129,6 +129,16 @@ def test_a_rule_books_pages_name_the_book(built):
     assert "· 台湾十六张麻将竞赛规则 - 牌规知识库</title>" in mj and "kb-book-short" not in mj
     assert re.search(r'<p class="kb-basis"><strong>依据</strong>', mj)
     assert "<title>牌规知识库</title>" in page(site, "hans", "")
+    assert "Made with" not in l97 and "Made with" not in page(site, "hant", "")   # no English in the footer
+
+
+def test_a_static_host_answers_a_missing_page_in_chinese(built):
+    """/404.html (what static hosts give for an address with nothing behind it): in both scripts,
+    with the way back to each edition; the address asked is read in the browser."""
+    _, site = built
+    text = (site / "404.html").read_text(encoding="utf-8")
+    assert "找不到该页面 · 找不到該頁面" in text and 'href="/hans/"' in text and 'href="/hant/search/"' in text
+    assert "location.pathname" in text
 
 
 def test_worked_examples_on_rule_pages(built):

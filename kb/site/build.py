@@ -230,7 +230,8 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
             "extra_css": [assets[name] for name in EXTRA_CSS],
             "extra_javascript": [assets[name] for name in EXTRA_JAVASCRIPT],
             "hooks": [str(HOOKS)],
-            "extra": {"kb_search_label": label, "kb_slots": str(slot_file),
+            "extra": {"generator": False,    # no "Made with Material for MkDocs" in a Chinese page's footer
+                      "kb_search_label": label, "kb_slots": str(slot_file),
                       "kb_works": {w.id: w.title(script) for w in works.all_works()},
                       "kb_search_placeholder": ui_text("检索条款", script),
                       "kb_header_msgs": header_messages(script, coverage),

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import re
 import zipfile
@@ -104,9 +105,30 @@ location.replace((last === "hans" || last === "hant" ? last : /zh-(tw|hk|mo|hant
 """
 
 
+NOT_FOUND = """<!doctype html>
+<html lang="zh"><head><meta charset="utf-8"><title>404 · 牌规知识库</title>
+<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<body><h1>404</h1><p>找不到该页面 · 找不到該頁面：<code id="kb-path">{path}</code></p>
+<p><a href="/hans/">简体版</a> · <a href="/hant/">繁體版</a> ·
+<a href="/hans/search/">检索</a> · <a href="/hant/search/">搜尋</a></p>{script}</body></html>
+"""
+
+
+def not_found_page(path: str | None = None) -> str:
+    """The page an address with nothing behind it gets, in both scripts: from ``kb serve`` (the
+    ``path`` asked, HTML-escaped here), or from a static host as the site's /404.html (the address
+    read in the browser)."""
+    if path is not None:
+        return NOT_FOUND.format(path=html.escape(path), script="")
+    return NOT_FOUND.format(path="", script='\n<script>document.getElementById("kb-path").textContent = '
+                                          "location.pathname;</script>")
+
+
 def finish_root(site: Path) -> None:
-    """Write the landing page and the root's service worker (which holds the page in itself)."""
+    """Write the landing page, the page a static host gives for a missing address (/404.html) and
+    the root's service worker (which holds the landing page in itself)."""
     (site / "index.html").write_text(LANDING, encoding="utf-8")
+    (site / "404.html").write_text(not_found_page(), encoding="utf-8")
     (site / "sw.js").write_text(ROOT_WORKER.replace("__LANDING__", json.dumps(LANDING, ensure_ascii=False))
                                 .replace("__OFFLINE__", json.dumps(offline_page(None, "./"), ensure_ascii=False)),
                                 encoding="utf-8")
