@@ -119,6 +119,8 @@ def test_catalogue_page_lists_every_ruling():
     text = (SITE / "hans" / "rules" / "index.html").read_text(encoding="utf-8")
     for command in ("kb bridge insufficient-bid", "kb bridge defective-trick", "kb mahjong settle"):
         assert command in text
+    # each under what it answers, in Chinese (the command's name stays its anchor)
+    assert re.search(r'<h2 id="kb-bridge-insufficient-bid">不足叫牌', text)
     assert "kb bridge insufficient-bid" in (SITE / "hant" / "rules" / "index.html").read_text(encoding="utf-8")
 
 

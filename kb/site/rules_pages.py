@@ -37,21 +37,23 @@ def _hrefs(r: Any, page: str, ids: list[str]) -> dict[str, list[str]]:
 
 
 def catalogue_page(r: Any) -> str:
-    """Every encoded ruling: command, description, clauses (linked) and worked examples."""
+    """Every encoded ruling, by what it answers: its laws, worked examples and clauses (linked), with
+    its command and input fields for those who script it (the anchor is the command's)."""
     out = [f"# {r.t('规则计算与裁定目录')}\n",
-           r.t("下列每项裁定都由规则代码（kb/rules）计算，并在构建时逐一核验所附算例；"
-               "命令行用 `kb rules list` 可得同一目录（`--json` 输出机读格式）。") + "\n",
+           r.t("下列每项裁定都按所引条款自动计算，所附算例在每次构建时逐一核验。") + "\n",
            f"- [{r.t('麻将计台器')}](mahjong.md) · [{r.t('桥牌裁定助手')}](bridge.md)\n"]
     if "rules_entries" not in r.layout.memo:         # the same for both editions: run the examples once
         r.layout.memo["rules_entries"] = entries()
     for e in r.layout.memo["rules_entries"]:
         cites = " ".join(f"⟦{c}⟧" for c in e.clauses)
         laws = "、".join(str(n) for n in e.laws())
-        out.append(f"## `{e.command}`\n\n{r.t(e.summary)}\n\n"
+        anchor = "-".join(e.command.split())
+        out.append(f"## {r.t(e.summary)} {{ #{anchor} }}\n\n"
                    + (f"{r.t('涉及第')} {laws} {r.t('条')}。" if laws else "")
                    + f"{r.t('算例')} {e.examples} {r.t('个')}（{r.t('其中近似情形')} {e.near_misses}）。\n\n"
-                   + f"{r.t('输入字段')}：`{r.t(' '.join(e.fields))}`\n\n"
-                   + r.clause_links(f"{r.t('条款')}：{cites}", INDEX) + "\n")
+                   + r.clause_links(f"{r.t('条款')}：{cites}", INDEX) + "\n\n"
+                   + f"{r.t('命令行')}：`{e.command}`，{r.t('输入字段')}：`{' '.join(e.fields)}`\n{{: .kb-footnote }}\n")
+    out.append(r.t("命令行用 `kb rules list` 可得同一目录（`--json` 输出机读格式）。") + "\n{: .kb-footnote }\n")
     return "\n".join(out)
 
 
