@@ -54,7 +54,8 @@ def test_clause_page_shows_text_links_backlinks_variants_provenance(built):
     assert "出处：抄本 004 第 " in html and "004_5298a96e49a6c220.txt" in html
     # where the reading begins, in the witness's own words: a string to find in a file whose one
     # line holds many clauses (witness 000 has 10 lines, 002 one)
-    assert re.search(r"出处：抄本 000 第 9 行「除明手外，其餘賽員打牌時…」", html)
+    # (the witness's own script, so Traditional here in the Simplified edition: said to be 原文)
+    assert re.search(r"出处：抄本 000 第 9 行，原文「除明手外，其餘賽員打牌時…」", html)
     assert "脚注 [14]" in html
 
 

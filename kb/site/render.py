@@ -137,7 +137,7 @@ class Renderer:
             # own words, a string to find in the file: a line of witness 000 or 002 holds many
             # clauses), then the file it is kept in
             start = "".join((w.text or "").split())[:START_CHARS]
-            begins = f"「{esc(start)}…」" if start else ""
+            begins = f"，{self.t('原文')}「{esc(start)}…」" if start else ""   # as written there, in its script
             details.append(f"{self.t('出处')}：{self.t('抄本')} {esc(w.sigil)} {self.t('第')} {span} {self.t('行')}"
                            f"{begins}（{self.t('文件')} {code(w.source)}）")
         for v in rec.variants:
