@@ -138,36 +138,29 @@ def test_a_work_without_a_source_is_an_error(tmp_path):
     assert proc.stderr.count("\n") == 1 and "'demo' has no source" in proc.stderr
 
 
-@pytest.mark.parametrize("line, message", [
-    ('game_names = "麻将"', "field 'game_names' must be a list of words"),
-    ('game_names = ["桥牌"]', "game name '桥牌' is given to two families of works"),
+GAMES = 'game_names = ["麻将", "mahjong"]'
+BOOKS = 'query_names = ["twmj16", "台湾十六张麻将竞赛规则"]'
+
+
+@pytest.mark.parametrize("was, line, message", [
+    # game_names: a list of words, each naming one family of books
+    (GAMES, 'game_names = "麻将"', "field 'game_names' must be a list of words"),
+    (GAMES, 'game_names = ["桥牌"]', "game name '桥牌' is given to two families of works"),
+    # query_names: a list of names, each naming one book (letters in either case)
+    (BOOKS, 'query_names = "twmj16"', "field 'query_names' must be a list of names without spaces at their ends"),
+    (BOOKS, 'query_names = [" twmj16"]', "field 'query_names' must be a list of names without spaces at their ends"),
+    (BOOKS, 'query_names = ["LAWS1997"]', "query name 'LAWS1997' is given to two works"),
+    (GAMES, 'short_hans = 1997', "field 'short_hans' must be a string"),
 ])
-def test_a_bad_game_name_is_an_error(tmp_path, monkeypatch, line, message):
-    """works.toml's game_names: a list of words, each naming one family of books."""
+def test_a_bad_name_in_the_registry_is_an_error(tmp_path, monkeypatch, was, line, message):
+    """works.toml's names a question or a page gives a book or its game: each checked as read."""
     from kb import works
     from kb.errors import KbError
 
     text = (DATA_DIR / "works.toml").read_text(encoding="utf-8")
+    assert was in text
     path = tmp_path / "works.toml"
-    path.write_text(text.replace('game_names = ["麻将", "mahjong"]', line), encoding="utf-8")
+    path.write_text(text.replace(was, was + "\n" + line if line.startswith("short") else line), encoding="utf-8")
     monkeypatch.setenv("KB_WORKS", str(path))
     with pytest.raises(KbError, match=re.escape(message)):
-        works.game_names()
-
-
-@pytest.mark.parametrize("line, message", [
-    ('query_names = "twmj16"', "field 'query_names' must be a list of names without spaces at their ends"),
-    ('query_names = [" twmj16"]', "field 'query_names' must be a list of names without spaces at their ends"),
-    ('query_names = ["LAWS1997"]', "query name 'LAWS1997' is given to two works"),
-])
-def test_a_bad_query_name_is_an_error(tmp_path, monkeypatch, line, message):
-    """works.toml's query_names: a list of names, each naming one book (letters in either case)."""
-    from kb import works
-    from kb.errors import KbError
-
-    text = (DATA_DIR / "works.toml").read_text(encoding="utf-8")
-    path = tmp_path / "works.toml"
-    path.write_text(text.replace('query_names = ["twmj16", "台湾十六张麻将竞赛规则"]', line), encoding="utf-8")
-    monkeypatch.setenv("KB_WORKS", str(path))
-    with pytest.raises(KbError, match=re.escape(message)):
-        works.query_names()
+        works.game_names() if was == GAMES else works.query_names()
