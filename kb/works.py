@@ -85,8 +85,9 @@ def _load(path: Path) -> tuple[Work, ...]:
             if not isinstance(entry.get(key, ""), str):
                 raise KbError(f"{where}: field '{key}' must be a string")
         own = entry.get("query_names", [])
-        if not (isinstance(own, list) and all(isinstance(v, str) and v.strip() == v and v for v in own)):
-            raise KbError(f"{where}: field 'query_names' must be a list of names without spaces at their ends")
+        if not (isinstance(own, list) and all(isinstance(v, str) and v and not any(c.isspace() for c in v) for v in own)):
+            # search finds a name with or without a space before its number (laws 1997): written without
+            raise KbError(f"{where}: field 'query_names' must be a list of names without spaces")
         works.append(Work(**{**entry, "witnesses": tuple(entry["witnesses"]), "game_names": tuple(names),
                              "query_names": tuple(own)}))
     ids = [w.id for w in works]

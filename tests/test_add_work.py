@@ -147,8 +147,9 @@ BOOKS = 'query_names = ["twmj16", "台湾十六张麻将竞赛规则"]'
     (GAMES, 'game_names = "麻将"', "field 'game_names' must be a list of words"),
     (GAMES, 'game_names = ["桥牌"]', "game name '桥牌' is given to two families of works"),
     # query_names: a list of names, each naming one book (letters in either case)
-    (BOOKS, 'query_names = "twmj16"', "field 'query_names' must be a list of names without spaces at their ends"),
-    (BOOKS, 'query_names = [" twmj16"]', "field 'query_names' must be a list of names without spaces at their ends"),
+    (BOOKS, 'query_names = "twmj16"', "field 'query_names' must be a list of names without spaces"),
+    (BOOKS, 'query_names = [" twmj16"]', "field 'query_names' must be a list of names without spaces"),
+    (BOOKS, 'query_names = ["tw mj16"]', "field 'query_names' must be a list of names without spaces"),
     (BOOKS, 'query_names = ["LAWS1997"]', "query name 'LAWS1997' is given to two works"),
     (GAMES, 'short_hans = 1997', "field 'short_hans' must be a string"),
 ])
