@@ -266,8 +266,6 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
-
-
 class _SiteFiles(StaticFiles):
     """The built site. Its /404.html is for static hosts: here a missing address gets kb serve's own
     answer (the page naming the address; JSON under /api/), so StaticFiles never serves that file."""

@@ -276,8 +276,7 @@ class Renderer:
         meta = {"book": w.title(self.script)}
         if w.twin:     # the header's short name, where another book has the same titles
             meta["book_short"] = w.short(self.script)
-        return ("---\n" + "".join(f"{k}: {json.dumps(v, ensure_ascii=False)}\n" for k, v in meta.items()) + "---\n"
-                + f'<p class="kb-book">{escape(w.title(self.script))}</p>\n')
+        return front_matter(**meta) + f'<p class="kb-book">{escape(w.title(self.script))}</p>\n'
 
     def law_page(self, page: str, records: list[Record]) -> str:
         law = records[0]
@@ -300,7 +299,7 @@ class Renderer:
         return "\n".join(out)
 
     def work_index(self, work: str, subjects: str | None = None) -> str:
-        out = [front_matter(self.t(WORK_TITLES[work][0])), f"# {self.t(WORK_TITLES[work][0])}\n",
+        out = [front_matter(title=self.t(WORK_TITLES[work][0])), f"# {self.t(WORK_TITLES[work][0])}\n",
                self.pdf_link(work), self.subjects_link(subjects)]
         for law in self.layout.laws(work):
             for h in law.heading:
@@ -416,7 +415,7 @@ class Renderer:
 
     def mahjong_index(self, work: str, subjects: str | None = None) -> str:
         page = f"{work}/index.md"
-        out = [front_matter(self.t(WORK_TITLES[work][0])), f"# {self.t(WORK_TITLES[work][0])}\n",
+        out = [front_matter(title=self.t(WORK_TITLES[work][0])), f"# {self.t(WORK_TITLES[work][0])}\n",
                self.pdf_link(work), self.subjects_link(subjects)]
         patterns = [r for r in self.layout.by_work.get(work, ())
                     if r.work == work and r.path[0] == "patterns" and len(r.path) == 2]
@@ -448,9 +447,10 @@ def _path_key(rec: Record) -> list[tuple[int, str]]:
     return [(len(p), p.zfill(3)) for p in rec.path[1:]]
 
 
-def front_matter(title: str) -> str:
-    """The page's title for mkdocs (the browser's tab and the header), where it is not the H1's text."""
-    return f"---\ntitle: {json.dumps(title, ensure_ascii=False)}\n---\n"
+def front_matter(**meta: str) -> str:
+    """A page's front matter for mkdocs: its ``title`` (the browser's tab and the header), where it
+    is not the H1's text; its rule ``book`` and ``book_short`` (kb/site/theme's header and title)."""
+    return "---\n" + "".join(f"{k}: {json.dumps(v, ensure_ascii=False)}\n" for k, v in meta.items()) + "---\n"
 
 
 _SLOT_RUN = re.compile(r"^kbslot\d+\n(?:\nkbslot\d+\n)+", re.M)

@@ -190,7 +190,7 @@ def subject_page(r: Renderer, work: str) -> str:
         kinds.append("另一译本的用语")
     if any(t.isascii() for t in terms):
         kinds.append("英文术语")
-    out = [front_matter(f"{title} · {r.t(WORK_TITLES[work][0])}"),
+    out = [front_matter(title=f"{title} · {r.t(WORK_TITLES[work][0])}"),
            f"# {title}：{escape(r.t(WORK_TITLES[work][0]))}\n",
            r.t(f"查找条款用的词：{'、'.join(kinds)}，按{'注音符号' if zhuyin_order else '汉语拼音'}排序，"
                "每个词指向回答它的条款。检索也认得这些词。") + "\n",
