@@ -328,6 +328,11 @@ def test_a_clause_titled_with_every_word_of_the_query_comes_first(engine: Search
     ("45.C.4(b)", 45, ("45", "C", "4", "b")),
     ("45", 45, ("45",)),
     (" 64 ", 64, ("64",)),
+    # spaced after a prefix, with a capital clause letter
+    ("Law 47 E 2", 47, ("47", "E", "2")),
+    ("law 62 D 1", 62, ("62", "D", "1")),
+    ("第47条 E 2", 47, ("47", "E", "2")),
+    ("第64条B6", 64, ("64", "B", "6")),
 ])
 def test_citation_forms(q: str, law: int, path: tuple[str, ...]):
     (c,) = parse_citation(q)
@@ -343,7 +348,7 @@ def test_citation_with_words_and_non_citations():
     cites, rest = split_citations("参阅第４５条Ｃ款４ （ｂ）的规定")
     assert cites[0].suffix == "45C4b" and str(cites[0]) == "45C4(b)" and rest == "参阅 的规定"
     for q in ["第十二墩", "第十二墩的藏牌", "三条", "打出3条", "自摸VS碰牌", "字一色16台",
-              "第一百条", "第0条", "Law 200", "45 46", "94", "3.5", "1.2.a", "45 藏牌", "v1.0",
+              "第一百条", "第0条", "Law 200", "45 46", "94", "3.5", "1.2.a", "45 藏牌", "v1.0", "47 e 2",
               "明手 AND 防家", "我有三条", "一条龙", "2 a day"]:
         assert parse_citation(q) == [], q
     (mj,) = parse_citation("计台名堂 13")
@@ -405,6 +410,11 @@ def test_a_question_naming_a_book_searches_that_book(engine: SearchEngine):
     assert engine.search("laws1997 16") == []
     assert ids(engine.search("45"))[:1] == ["cbr1999:45"]
     assert ids(engine.search("47.E.2"))[:1] == ["cbr1999:47E2"]
+    # a book's name, a separator and a law number alone
+    for q in ("laws1997-45", "laws1997:45", "1997版/45", "LAWS1997 45"):
+        assert ids(engine.search(q))[:1] == ["laws1997:45"], q
+    assert ids(engine.search("cbr1999-45"))[:1] == ["cbr1999:45"]
+    assert ids(engine.search("law 64 a player"))[:1] != ["cbr1999:64A"]      # a word, not a clause letter
     # an explicit book stands over the one named
     assert ids(engine.search("laws1997 45C4b", work="cbr1999")) == ["cbr1999:45C4b"]
 

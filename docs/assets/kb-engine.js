@@ -269,7 +269,7 @@
         var c = self.citeFrom(p.kind, m.groups || {});
         if (!c) continue;
         while (e > s && /\s/.test(text[e - 1])) e--;
-        while (s < e && /\s/.test(text[s])) s++;
+        while (s < e && (/\s/.test(text[s]) || self.meta.citations.leading.indexOf(text[s]) >= 0)) s++;
         c.start = s; c.end = e; c.text = q.slice(s, e);
         found.push(c);
         for (var k = s; k < e; k++) taken[k] = true;

@@ -73,6 +73,7 @@ _EXPORTS = {
     "GENERIC_FREQ": "kb.search.lexicon",
     "load_mined": "kb.search.synonyms",
     "CITATION_PATTERNS": "kb.search.citations",
+    "CITATION_LEADING": "kb.search.citations",
     "CN_DIGITS": "kb.search.citations",
     "CN_UNITS": "kb.search.citations",
     "MAX_LAW": "kb.search.citations",

@@ -76,6 +76,10 @@ class Cite:
 _SUB = r"(?:\s*\(\s*(?P<sub>[a-h])\s*\)|(?P<sub2>[a-h])(?![0-9A-Za-z]))"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    # 第47条 E 2, 第64条B6: a capital clause letter without 款
+    ("zh", re.compile(
+        r"(?:(?P<di>第)\s*)?(?P<num>\d{1,3}|" + _CN_NUM + r")\s*[条條]\s*(?P<clause>[A-L])(?!\s*款)"
+        r"(?:\s*(?P<item>\d{1,2})" + _SUB + r"?)?(?![0-9A-Za-z])")),
     # 第45条C款4(b), 第45條C款4項(b), 45条E款, 第六十四条, 第64条B款6
     ("zh", re.compile(
         r"(?:(?P<di>第)\s*)?(?P<num>\d{1,3}|" + _CN_NUM + r")\s*[条條]"
@@ -85,6 +89,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("rule", re.compile(
         r"(?:规则|規則)\s*(?P<num>\d{1,3})(?:\s*(?P<clause>[A-La-l])"
         r"(?:\s*(?P<item>\d{1,2})" + _SUB + r"?)?)?(?![0-9])")),
+    # Law 47 E 2, law 62 D 1: spaced, with a capital clause letter (law 64 a player: a word)
+    ("law", re.compile(
+        r"(?<![A-Za-z])(?:[Ll][Aa][Ww][Ss]?|L)\s*(?P<num>\d{1,3})\s+(?P<clause>[A-L])"
+        r"(?:\s*(?P<item>\d{1,2})" + _SUB + r"?)?(?![0-9A-Za-z])")),
     # Law 64B, law 64, Laws 45C4(b), L58B2
     ("law", re.compile(
         r"(?<![A-Za-z])(?:laws?|l)\s*(?P<num>\d{1,3})(?:(?P<clause>[A-La-l])"
@@ -103,9 +111,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"(?:[.-](?P<sub2>[a-h])|\s*\(\s*(?P<sub>[a-h])\s*\))?)?(?![0-9A-Za-z])")),
     # 计台名堂 13, 計台名堂第13項, 名堂13
     ("mj", re.compile(r"(?:计台)?名堂\s*(?:第\s*)?(?P<num>\d{1,2})\s*[项項]?")),
-    # 45: a question that is a law number and nothing else
-    ("whole", re.compile(r"^\s*(?P<num>\d{1,2})\s*$")),
+    # 45: a question that is a law number and nothing else (after a book's name: laws1997-45, cbr1999:45)
+    ("whole", re.compile(r"^[\s:：/\-.,，、]*(?P<num>\d{1,2})\s*$")),
 ]
+LEADING = ":：/-.,，、"   # what may stand between a book's name and a law number alone (not part of the citation)
 
 
 def _cite_from(kind: str, m: re.Match[str]) -> Cite | None:
@@ -185,7 +194,7 @@ def split_citations(query: str) -> tuple[list[Cite], str]:
             start, end = m.start(), m.end()
             while end > start and text[end - 1].isspace():
                 end -= 1
-            while start < end and text[start].isspace():
+            while start < end and (text[start].isspace() or text[start] in LEADING):
                 start += 1
             cite = Cite(cite.law, cite.path, start, end, query[start:end], cite.work)
             cites.append(cite)
@@ -198,5 +207,6 @@ def split_citations(query: str) -> tuple[list[Cite], str]:
 
 # The grammar under public names (mirrored by the site's browser engine).
 CITATION_PATTERNS = _PATTERNS
+CITATION_LEADING = LEADING
 CN_DIGITS = _CN_DIGITS
 CN_UNITS = _CN_UNITS

@@ -248,7 +248,7 @@ class StaticIndex:
             },
             "citations": {
                 "patterns": [[kind, *js_regex(p)] for kind, p in ks.CITATION_PATTERNS],
-                "maxLaw": ks.MAX_LAW, "maxPattern": ks.MAX_PATTERN, "minBareLaw": ks.MIN_BARE_LAW,
+                "leading": ks.CITATION_LEADING, "maxLaw": ks.MAX_LAW, "maxPattern": ks.MAX_PATTERN, "minBareLaw": ks.MIN_BARE_LAW,
                 "cnDigits": ks.CN_DIGITS, "cnUnits": ks.CN_UNITS,
                 "mahjongWork": ks.parse_citation("计台名堂 1")[0].work,
                 # what a question names one book by (works.query_names), and the pattern finding them
