@@ -130,6 +130,7 @@ def test_a_rule_books_pages_name_the_book(built):
     assert "· 台湾十六张麻将竞赛规则 - 牌规知识库</title>" in mj and "kb-book-short" not in mj
     assert re.search(r'<p class="kb-basis"><strong>依据</strong>', mj)
     assert "<title>牌规知识库</title>" in page(site, "hans", "")
+    assert "<title>第45條對照 - 牌規知識庫</title>" in page(site, "hant", "compare/law-45")   # both books: the comparison
     assert "Made with" not in l97 and "Made with" not in page(site, "hant", "")   # no English in the footer
 
 

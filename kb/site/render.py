@@ -330,7 +330,9 @@ class Renderer:
         first = next(r for cells in rows.values() for r in cells.values() if r is not None and r.level == "law")
         names = {w: self.t(WORK_TITLES[w][0]) for w in pair}
         slots = self.slots is not None and not any(_NOT_PLAIN.search(n) for n in names.values())
-        out = [f"# {self.t(f'第{law}条对照')}：{escape(self.field(first, 'title'))} {{ #{law} }}\n"]
+        # the window's title and the header say it is the comparison, not the law of one book
+        out = [front_matter(title=self.t(f"第{law}条对照")),
+               f"# {self.t(f'第{law}条对照')}：{escape(self.field(first, 'title'))} {{ #{law} }}\n"]
         if slots:
             out.append(self.slot('<div class="kb-pair kb-pair-head">\n'
                                  + "".join(f"<div>\n<p><strong>{names[w]}</strong></p>\n</div>\n" for w in pair)
