@@ -59,6 +59,17 @@ def test_clause_page_shows_text_links_backlinks_variants_provenance(built):
     assert "脚注 [14]" in html
 
 
+def test_a_law_only_the_other_translation_holds_links_there(built):
+    """laws1997 cites 规则50, which it does not hold and cbr1999 (the same Laws, lettered alike)
+    does: the reference links to cbr1999's Law 50 and says so; a law neither holds stays unlinked."""
+    _, site = built
+    html = page(site, "hans", "laws1997/law-45")
+    assert re.search(r'<a href="\.\./\.\./cbr1999/law-50/#50" title="cbr1999:50 50（本译本未收此条，链接到另一译本）">'
+                     r"规则50</a>", html)
+    assert '<span class="kb-ref kb-external" title="本库未收此条">规则16</span>' in page(site, "hans", "laws1997/law-41")
+    assert "連結到另一譯本" in page(site, "hant", "laws1997/law-45")
+
+
 def test_lost_and_external_references_are_not_links(built):
     _, site = built
     html = page(site, "hans", "cbr1999/law-27")

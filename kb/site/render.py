@@ -71,15 +71,27 @@ class Renderer:
 
     def text_with_refs(self, rec: Record, page: str) -> str:
         """The record's text in Markdown, each resolved reference a link, the others marked."""
-        def link(piece: str, href: str, target: str) -> str:
-            title = self.t(self.layout.by_id[target].citation)
+        def link(piece: str, href: str, target: str, note: str = "") -> str:
+            title = self.t(self.layout.by_id[target].citation) + note
             return f'[{piece}]({href} "{html.escape(target)} {html.escape(title)}")'
         return self._with_refs(rec, page, escape, link)
 
-    def _with_refs(self, rec: Record, page: str, esc: Callable[[str], str],
-                   link: Callable[[str, str, str], str]) -> str:
+    def _in_twin(self, rec: Record, ref: dict) -> str | None:
+        """For a law this translation does not hold (``external``), the same clause (else its law)
+        in the twin translation, which letters the same Laws alike, if the site has it."""
+        twin = self.works[rec.work].twin
+        if not twin or ref["status"] != "external" or ref.get("law") is None:
+            return None
+        for cited in (ref.get("wanted"), str(ref["law"])):
+            if cited and f"{twin}:{cited}" in self.layout.place:
+                return f"{twin}:{cited}"
+        return None
+
+    def _with_refs(self, rec: Record, page: str, esc: Callable[..., str],
+                   link: Callable[..., str]) -> str:
         """The record's text, escaped by ``esc``, with ``link(piece, href, target)`` for each
-        resolved reference and a marked span for the others (external, lost, unresolved)."""
+        resolved reference (and, with a note, for a law only the twin translation holds) and a
+        marked span for the others (external, lost, unresolved)."""
         text = self.field(rec, "text")
         out, pos = [], 0
         for ref in sorted(rec.refs, key=lambda r: r["span"][0]):
@@ -90,8 +102,11 @@ class Renderer:
             piece = esc(text[a:b])
             target = ref.get("target")
             href = self.layout.href(page, target) if target and ref["status"] == "resolved" else None
+            twin = self._in_twin(rec, ref)
             if href and target:
                 out.append(link(piece, href, target))
+            elif twin and self.layout.href(page, twin):
+                out.append(link(piece, self.layout.href(page, twin), twin, self.t("（本译本未收此条，链接到另一译本）")))
             else:
                 why = {"external": self.t("本库未收此条"), "lost": self.t("原文数字已佚，无法确定所指"),
                        "conjecture": self.t("编者推测的条号：未见1997年规则原文，故不链接"),
@@ -246,8 +261,8 @@ class Renderer:
 
     def text_html(self, rec: Record, page: str) -> str:
         """The HTML of ``text_with_refs`` (a plain record's), without the paragraph around it."""
-        def link(piece: str, href: str, target: str) -> str:
-            title = html.escape(f"{target} {self.t(self.layout.by_id[target].citation)}")
+        def link(piece: str, href: str, target: str, note: str = "") -> str:
+            title = html.escape(f"{target} {self.t(self.layout.by_id[target].citation)}{note}")
             return f'<a href="{page_url(page, href)}" title="{title}">{piece}</a>'
         return self._with_refs(rec, page, _text, link)
 
