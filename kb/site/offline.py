@@ -107,7 +107,8 @@ location.replace((last === "hans" || last === "hant" ? last : /zh-(tw|hk|mo|hant
 
 NOT_FOUND = """<!doctype html>
 <html lang="zh"><head><meta charset="utf-8"><title>404 · 牌规知识库</title>
-<meta name="viewport" content="width=device-width, initial-scale=1"></head>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>body {{ font: 1.05rem/1.6 sans-serif; margin: 1.5rem; }} a {{ display: inline-block; padding: 0.6rem 0.2rem; }}</style></head>
 <body><h1>404</h1><p>找不到该页面 · 找不到該頁面：<code id="kb-path">{path}</code></p>
 <p><a href="/hans/">简体版</a> · <a href="/hant/">繁體版</a> ·
 <a href="/hans/search/">检索</a> · <a href="/hant/search/">搜尋</a></p>{script}</body></html>
