@@ -73,6 +73,7 @@ class Cite:
         return s
 
 
+LEADING = ":：/-.,，、"   # what may stand between a book's name and a law number alone (not part of the citation)
 _SUB = r"(?:\s*\(\s*(?P<sub>[a-h])\s*\)|(?P<sub2>[a-h])(?![0-9A-Za-z]))"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
@@ -112,9 +113,8 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # 计台名堂 13, 計台名堂第13項, 名堂13
     ("mj", re.compile(r"(?:计台)?名堂\s*(?:第\s*)?(?P<num>\d{1,2})\s*[项項]?")),
     # 45: a question that is a law number and nothing else (after a book's name: laws1997-45, cbr1999:45)
-    ("whole", re.compile(r"^[\s:：/\-.,，、]*(?P<num>\d{1,2})\s*$")),
+    ("whole", re.compile(r"^[\s" + re.escape(LEADING) + r"]*(?P<num>\d{1,2})\s*$")),
 ]
-LEADING = ":：/-.,，、"   # what may stand between a book's name and a law number alone (not part of the citation)
 
 
 def _cite_from(kind: str, m: re.Match[str]) -> Cite | None:
