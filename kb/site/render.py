@@ -102,10 +102,9 @@ class Renderer:
             piece = esc(text[a:b])
             target = ref.get("target")
             href = self.layout.href(page, target) if target and ref["status"] == "resolved" else None
-            twin = self._in_twin(rec, ref)
             if href and target:
                 out.append(link(piece, href, target))
-            elif twin and self.layout.href(page, twin):
+            elif (twin := self._in_twin(rec, ref)) is not None:     # a place on the site: it has an href
                 out.append(link(piece, self.layout.href(page, twin), twin, self.t("（本译本未收此条，链接到另一译本）")))
             else:
                 why = {"external": self.t("本库未收此条"), "lost": self.t("原文数字已佚，无法确定所指"),
