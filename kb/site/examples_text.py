@@ -10,6 +10,7 @@ fails the build, so no code field name reaches a page.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -451,9 +452,7 @@ def mahjong_ruling(result: dict) -> str:
     items = "、".join(f"{i['name']} {i['tai']}台 ⟦{i['clause']}⟧" for i in result.get("items", [])) or "无可计之台"
     out = f"计台：{items}，共 **{result.get('total')}** 台。"
     # one entry per kind, as the calculator shows it (大三元 drops three 箭字坎: 箭字坎 ×3)
-    kinds: dict[tuple[str, str], int] = {}
-    for e in result.get("excluded", []):
-        kinds[(e["name"], e["why"])] = kinds.get((e["name"], e["why"]), 0) + 1
+    kinds = Counter((e["name"], e["why"]) for e in result.get("excluded", []))
     excluded = "；".join(f"{name}{f' ×{n}' if n > 1 else ''}（{why}）" for (name, why), n in kinds.items())
     return out + (f"不另计：{excluded}。" if excluded else "")
 
