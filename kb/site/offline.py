@@ -48,11 +48,13 @@ OFFLINE_TITLE = "这一页还没有存到这台设备上"
 OFFLINE_TEXT = ("现在连不上网络，而这台设备还没有存下这一页。联网后打开一次，之后离线也能用。"
                 "打印版（PDF）和另一字体的版本，都要在联网时各打开一次才会存下。")
 OFFLINE_HOME = "{where}首页（已存下的页面都能离线打开）"    # where: 回到本版 (an edition), 简体版 / 繁体版 (the root)
-OFFLINE_PAGE = """<!doctype html>
+# The pages the site writes outside mkdocs (this one and the 404 page): a heading and a few lines
+# and links, readable on a phone.
+SMALL_PAGE = """<!doctype html>
 <html lang="{lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title><style>body{{font-family:sans-serif;margin:2rem 1.2rem;line-height:1.7;max-width:36rem}}
 a{{display:inline-block;padding:0.6rem 0}}</style></head>
-<body><h1>{title}</h1>{body}</body></html>
+<body><h1>{heading}</h1>{body}</body></html>
 """
 
 
@@ -63,10 +65,11 @@ def offline_page(script: str | None, home: str) -> str:
         return (f"<p>{ui_text(OFFLINE_TEXT, s)}</p>"
                 f"<p><a href=\"{href}\">{ui_text(OFFLINE_HOME.format(where=where), s)}</a></p>")
     if script is not None:
-        return OFFLINE_PAGE.format(lang="zh-Hans" if script == "hans" else "zh-Hant",
-                                   title=ui_text(OFFLINE_TITLE, script), body=part(script))
-    return OFFLINE_PAGE.format(lang="zh", title=f"{OFFLINE_TITLE} · {ui_text(OFFLINE_TITLE, 'hant')}",
-                               body=part("hans") + part("hant"))
+        title = ui_text(OFFLINE_TITLE, script)
+        return SMALL_PAGE.format(lang="zh-Hans" if script == "hans" else "zh-Hant", title=title, heading=title,
+                                 body=part(script))
+    title = f"{OFFLINE_TITLE} · {ui_text(OFFLINE_TITLE, 'hant')}"
+    return SMALL_PAGE.format(lang="zh", title=title, heading=title, body=part("hans") + part("hant"))
 
 
 def finish_edition(edition: Path) -> str:
@@ -105,14 +108,9 @@ location.replace((last === "hans" || last === "hant" ? last : /zh-(tw|hk|mo|hant
 """
 
 
-NOT_FOUND = """<!doctype html>
-<html lang="zh"><head><meta charset="utf-8"><title>404 · 牌规知识库</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>body {{ font: 1.05rem/1.6 sans-serif; margin: 1.5rem; }} a {{ display: inline-block; padding: 0.6rem 0.2rem; }}</style></head>
-<body><h1>404</h1><p>找不到该页面 · 找不到該頁面：<code id="kb-path">{path}</code></p>
+NOT_FOUND = """<p>找不到该页面 · 找不到該頁面：<code id="kb-path">{path}</code></p>
 <p><a href="/hans/">简体版</a> · <a href="/hant/">繁體版</a> ·
-<a href="/hans/search/">检索</a> · <a href="/hant/search/">搜尋</a></p>{script}</body></html>
-"""
+<a href="/hans/search/">检索</a> · <a href="/hant/search/">搜尋</a></p>{script}"""
 
 
 def not_found_page(path: str | None = None) -> str:
@@ -120,9 +118,11 @@ def not_found_page(path: str | None = None) -> str:
     ``path`` asked, HTML-escaped here), or from a static host as the site's /404.html (the address
     read in the browser)."""
     if path is not None:
-        return NOT_FOUND.format(path=html.escape(path), script="")
-    return NOT_FOUND.format(path="", script='\n<script>document.getElementById("kb-path").textContent = '
-                                          "location.pathname;</script>")
+        body = NOT_FOUND.format(path=html.escape(path), script="")
+    else:
+        body = NOT_FOUND.format(path="", script='\n<script>document.getElementById("kb-path").textContent = '
+                                               "location.pathname;</script>")
+    return SMALL_PAGE.format(lang="zh", title="404 · 牌规知识库", heading="404", body=body)
 
 
 def finish_root(site: Path) -> None:
