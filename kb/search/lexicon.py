@@ -14,6 +14,7 @@ import functools
 import importlib.util
 import json
 import math
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -40,6 +41,7 @@ class Lexicon:
         self.domain = domain or set()   # the curated words (user dictionary, synonyms)
         self.maxlen = max(map(len, freq), default=1)
         self._logtotal = math.log(self.total)
+        self._reach: dict[str, int] | None = None
 
     # --- building -------------------------------------------------------------------
 
@@ -69,12 +71,14 @@ class Lexicon:
                 self.freq[word] = f
         self.maxlen = max(map(len, self.freq), default=1)
         self._logtotal = math.log(max(1, self.total))
+        self._reach = None
 
     def trimmed(self, chars: set[str], common: int = 0) -> Lexicon:
         """The words made of ``chars`` (and those of frequency ``common`` or more, if given);
         the same total, so text made of ``chars`` is cut exactly as before."""
-        freq = {w: f for w, f in self.freq.items()
-                if (common and f >= common) or chars.issuperset(w)}
+        made_of = re.compile(f"[{re.escape(''.join(sorted(chars)))}]+")
+        words = set(filter(made_of.fullmatch, self.freq)) if chars else set()
+        freq = {w: f for w, f in self.freq.items() if w in words or (common and f >= common)}
         return Lexicon(freq, self.total, set(self.domain))
 
     # --- storage --------------------------------------------------------------------
@@ -105,14 +109,14 @@ class Lexicon:
         """jieba's maximum-probability segmentation of one run of ideographs (as if the word
         ``without`` were not in the dictionary, when given)."""
         n = len(run)
-        freq, maxlen = self.freq, self.maxlen
+        freq, reach = self.freq, self._reach or self._reaches()
         logtotal = self._logtotal
         route: list[tuple[float, int]] = [(0.0, 0)] * (n + 1)
         for i in range(n - 1, -1, -1):
             best: tuple[float, int] | None = None
             if freq.get(run[i]) and run[i] != without:
                 best = (math.log(freq[run[i]]) - logtotal + route[i + 1][0], i)
-            for j in range(i + 2, min(n, i + maxlen) + 1):
+            for j in range(i + 2, min(n, i + reach.get(run[i], 0)) + 1):
                 f = freq.get(run[i:j])
                 if f and (without is None or run[i:j] != without):
                     cand = (math.log(f) - logtotal + route[j][0], j - 1)
@@ -127,17 +131,34 @@ class Lexicon:
             i = j
         return out
 
+    def _reaches(self) -> dict[str, int]:
+        """The length of the longest word starting with each character (no longer piece of a
+        run can be a word: ``cut_run`` looks no further)."""
+        reach: dict[str, int] = {}
+        for w in self.freq:
+            if len(w) > reach.get(w[0], 0):
+                reach[w[0]] = len(w)
+        self._reach = reach
+        return reach
+
 
 @functools.lru_cache(maxsize=1)
 def _jieba_words() -> tuple[dict[str, int], int]:
     """jieba's dictionary file parsed once per process: word -> frequency, and their total."""
+    text = jieba_dictionary().read_text(encoding="utf-8")
+    fields = text.split()
+    words, counts = fields[0::3], fields[1::3]
+    # jieba's own file: every line "word frequency tag", read in a few passes over one split
+    if len(fields) % 3 == 0 and text.count("\n") + (not text.endswith("\n")) == len(words) \
+            and all(map(str.isdigit, counts)) and all(map(str.isalpha, fields[2::3])):
+        numbers = list(map(int, counts))
+        return dict(zip(words, numbers)), sum(numbers)
     freq: dict[str, int] = {}
     total = 0
-    with jieba_dictionary().open(encoding="utf-8") as fh:
-        for line in fh:
-            parts = line.split(" ")
-            if len(parts) >= 2 and parts[1].strip().isdigit():
-                f = int(parts[1])
-                freq[parts[0]] = f
-                total += f
+    for line in text.splitlines():            # another dictionary: lines "word frequency [tag]"
+        parts = line.split(" ")
+        if len(parts) >= 2 and parts[1].strip().isdigit():
+            f = int(parts[1])
+            freq[parts[0]] = f
+            total += f
     return freq, total
