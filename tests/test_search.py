@@ -126,6 +126,27 @@ def test_trimmed_lexicon_cuts_the_records_as_the_full_dictionary(data: IndexData
         assert tokenize(t, data.lexicon) == tokenize(t, full), t
 
 
+def test_jieba_dictionary_is_read_as_jieba_reads_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """The one-split reader of jieba's file gives jieba's own frequencies and total; a file of
+    another shape (a line without a tag, a blank line) is read line by line, to the same rules."""
+    import jieba
+
+    from kb.search import lexicon
+    lexicon._jieba_words.cache_clear()
+    freq, total = lexicon._jieba_words()
+    jfreq, jtotal = jieba.Tokenizer().gen_pfdict(lexicon.jieba_dictionary().open("rb"))
+    assert total == jtotal and all(jfreq[w] == f for w, f in freq.items())
+    assert len(freq) == sum(1 for f in jfreq.values() if f)
+    other = tmp_path / "dict.txt"
+    other.write_text("明手 300 n\n将牌 20\n\n明手 200 n\n罚张 x n\n", encoding="utf-8")
+    monkeypatch.setattr(lexicon, "jieba_dictionary", lambda: other)
+    lexicon._jieba_words.cache_clear()
+    try:
+        assert lexicon._jieba_words() == ({"明手": 200, "将牌": 20}, 520)
+    finally:
+        lexicon._jieba_words.cache_clear()
+
+
 def test_quoted_phrase_is_required_and_exact(engine: SearchEngine):
     assert ids(engine.search('"重罚张必须"')) == ["cbr1999:50D1"]
     assert ids(engine.search('「重罰張必須」')) == ["cbr1999:50D1"]
