@@ -237,6 +237,16 @@ def test_static_hosting_search_page_finds_the_clause(static_site, page, q):
     assert "出处" not in page.inner_text("#kb-results")          # clause text, not provenance
 
 
+def test_a_sub_clause_result_reads_with_the_clause_it_stands_under(static_site, page):
+    """64B6 (在第十二墩的藏牌。) is one of the cases 64B does not penalise: its result says so, with
+    64B's lead-in, in the Traditional edition's script; a law's own clauses name the law."""
+    page.goto(f"{static_site}/hant/search/?" + urllib.parse.urlencode({"q": "64B6"}))
+    assert top_ids(page)[0] == "cbr1999:64B6"
+    under = page.locator("#kb-results li.kb-result").first.locator(".kb-result-under")
+    assert under.inner_text().startswith("64B 不判罰") and under.inner_text().endswith("但不判罰：")
+    assert under.evaluate("(p, s) => p.previousElementSibling.className", None) == "kb-result-head"
+
+
 @pytest.mark.no_service_worker
 def test_static_hosting_header_box_on_a_law_page(static_site, page):
     page.set_viewport_size({"width": 1280, "height": 900})

@@ -147,6 +147,23 @@ def test_jieba_dictionary_is_read_as_jieba_reads_it(tmp_path: Path, monkeypatch:
         lexicon._jieba_words.cache_clear()
 
 
+def test_a_result_says_what_its_clause_stands_under(engine: SearchEngine):
+    """A sub-clause's result carries the clause above it: its citation, its title, and its text
+    when that is a lead-in the sub-clause finishes (43B2(a) reads with 43B2's condition); in the
+    script asked for; a law's own record stands under nothing."""
+    first = engine.search("43B2a", limit=1)[0]
+    assert first["id"] == "cbr1999:43B2a"
+    assert first["under"]["citation"] == "43B2" and first["under"]["title"] == "特别判罚"
+    assert first["under"]["text"].startswith("明手有违反了上述A款2") and first["under"]["text"].endswith("：")
+    hant = engine.search("43B2a", limit=1, script="hant")[0]["under"]
+    assert hant["title"] == "特別判罰" and hant["text"].endswith("：")
+    assert engine.search("64A1", limit=1)[0]["under"] == {"citation": "64A", "title": "判罚", "text": "当藏牌成立时："}
+    not_lead_in = engine.search("64A", limit=1)[0]
+    assert not_lead_in["under"] == {"citation": "64", "title": "藏牌成立后的处理程序", "text": ""}   # a law's title
+    assert "under" not in engine.search("第64条", limit=1)[0]
+    assert all("under" not in t for r in engine.search("藏牌", limit=10) for t in r["twins"])
+
+
 def test_quoted_phrase_is_required_and_exact(engine: SearchEngine):
     assert ids(engine.search('"重罚张必须"')) == ["cbr1999:50D1"]
     assert ids(engine.search('「重罰張必須」')) == ["cbr1999:50D1"]
@@ -656,7 +673,7 @@ def test_partial_word_matches_through_grams(engine: SearchEngine):
 def test_result_shape_and_filters(engine: SearchEngine):
     r = engine.search("明手", limit=3)
     assert len(r) == 3
-    assert set(r[0]) == {"id", "citation", "work", "title", "score", "snippet", "twins"}
+    assert set(r[0]) - {"under"} == {"id", "citation", "work", "title", "score", "snippet", "twins"}
     assert all(set(t) == {"id", "citation", "work", "title", "snippet"} for x in r for t in x["twins"])
     assert all(x["work"] == "laws1997" for x in engine.search("明手", work="laws1997"))
     got = engine.search("罚张", law_range=(50, 52), limit=50)

@@ -60,7 +60,7 @@ def test_results_are_kb_search_json_plus_url(client):
         def without_urls(r: dict) -> dict:
             return {k: ([without_urls(t) for t in v] if k == "twins" else v) for k, v in r.items() if k != "url"}
         assert [without_urls(r) for r in got] == expected
-        assert all(set(r) - {"tai"} == {"id", "citation", "work", "title", "score", "snippet", "twins", "url"}
+        assert all(set(r) - {"tai", "under"} == {"id", "citation", "work", "title", "score", "snippet", "twins", "url"}
                    for r in got)
         assert all(r["work"] == "twmj16" and r["tai"] for r in got if "tai" in r)   # a scoring item's 台
         assert all(t["url"] and t["url"].split("#")[1] == t["id"].split(":")[1] for r in got for t in r["twins"])

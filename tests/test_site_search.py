@@ -127,6 +127,7 @@ def test_results_are_the_servers(built, site, edition):
         assert [(r["id"], [t["id"] for t in r["twins"]], r["score"]) for r in results] == \
             [(r["id"], [t["id"] for t in r["twins"]], r["score"]) for r in want], q
         assert [(r["citation"], r["title"]) for r in results] == [(r["citation"], r["title"]) for r in want], q
+        assert [r.get("under") for r in results] == [r.get("under") for r in want], q   # the clause above each
 
 
 def test_the_definition_patterns_are_the_engines():

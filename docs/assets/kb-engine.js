@@ -693,7 +693,7 @@
     var k = d % size, hans = blk.hans[String(k)];
     return { citation: blk.citation[k], title: blk.title[k], text: blk.text[k], url: blk.url[k],
              titleHans: hans ? hans[0] : blk.title[k], textHans: hans ? hans[1] : blk.text[k],
-             subjects: blk.subjects[k], tai: blk.tai[String(k)] };
+             subjects: blk.subjects[k], tai: blk.tai[String(k)], under: blk.under ? blk.under[String(k)] : undefined };
   };
   // rank.py phrase_text: the search form of title, text and subject terms (null until the block is loaded).
   Engine.prototype.phraseText = function (d) {
@@ -901,10 +901,12 @@
       r.score = Math.round(score * 10000) / 10000;
       var t = this.twin[d];
       r.twins = t === undefined ? [] : [self.result(t, parsed)];
+      // engine.py: the clause it stands under (its citation, title and lead-in), if any
+      if (s.under) r.under = { citation: s.under.citation, title: s.under.title, text: s.under.text };
     }
     return r;
   };
-  // Results as the API gives them: {id, work, citation, title, score, snippet, url, twins}.
+  // Results as the API gives them: {id, work, citation, title, score, snippet, url, twins, under}.
   Engine.prototype.search = function (q, opts) {
     opts = opts || {};
     var self = this, limit = opts.limit || 10, work = opts.work || null, lead = opts.lead || null, Q = this.Q;

@@ -206,7 +206,7 @@
       });
   }
 
-  // Results [{id, work, citation, title, snippet, url, twins}], best first; the API when it answers.
+  // Results [{id, work, citation, title, snippet, url, twins, under}], best first; the API when it answers.
   // ``lead``: the rule book whose clause leads a clause and its twin (the book being read).
   function search(q, work, limit, lead) {
     function local() {
@@ -265,6 +265,14 @@
       if (r.tai) head.appendChild(el("span", "kb-result-tai", String(r.tai) + "台"));
       if (labels["work-" + r.work]) head.appendChild(el("span", "kb-result-work", labels["work-" + r.work]));
       li.appendChild(head);
+      // the clause it stands under, with its lead-in: 43B2(a) reads with 43B2's condition
+      var up = r.under && typeof r.under === "object" ? r.under : null;
+      if (up && up.citation) {
+        var under = el("p", "kb-result-under");
+        under.appendChild(el("span", "kb-result-under-cite", [up.citation, up.title].filter(Boolean).join(" ")));
+        if (up.text) under.appendChild(document.createTextNode(String(up.text)));
+        li.appendChild(under);
+      }
       var snip = el("p", "kb-result-snippet");
       appendSnippet(snip, r.snippet);
       li.appendChild(snip);

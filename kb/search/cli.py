@@ -1,6 +1,6 @@
 """``kb search``: search the clause records from the command line.
 
-    kb search QUERY                  numbered list: citation · title · snippet [= twin]
+    kb search QUERY                  numbered list: citation · title · (what it stands under) · snippet [= twin]
     kb search --json QUERY           a JSON array of results
     kb search --json -               one query per stdin line -> one JSON array per line
     options: --work WORK, --limit N, --script hans|hant,
@@ -75,7 +75,8 @@ def parse_law_range(text: str | None) -> tuple[int, int] | None:
 
 
 def format_people(results: list[dict[str, Any]]) -> str:
-    """Numbered lines: work citation · title · snippet (tags removed) [= the twin clause]."""
+    """Numbered lines: work citation · title · (the clause it stands under) · snippet (tags
+    removed) [= the twin clause]."""
     from kb.search.snippet import plain_snippet
 
     if not results:
@@ -89,6 +90,10 @@ def format_people(results: list[dict[str, Any]]) -> str:
             parts.append(title + tai)
         else:
             parts[0] += tai
+        up = r.get("under")
+        if up:        # the clause it stands under, and its lead-in: 43B2(a) with 43B2's condition
+            parts.append("（" + " ".join(filter(None, (up["citation"], up["title"])))
+                         + (f"：{up['text']}" if up["text"] else "") + "）")
         snippet = plain_snippet(r.get("snippet") or "")
         if snippet and snippet != r.get("title"):
             parts.append(snippet)

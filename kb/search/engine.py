@@ -6,7 +6,8 @@ folds each bridge clause and its twin in the other translation into one result (
 twin attached under ``twins``), and builds the snippets (``snippet``).
 
 A result: {id, work, citation, title, score, snippet, twins: [{id, work, citation,
-title, snippet}]}. The engine is read-only after opening; its caches are bounded LRUs,
+title, snippet}], under: {citation, title, text} of the clause it stands under, if any
+(snippet.under)}. The engine is read-only after opening; its caches are bounded LRUs,
 so it is safe to share between threads without a lock.
 """
 from __future__ import annotations
@@ -26,7 +27,7 @@ from kb.search.index import IndexData, open_index
 from kb.search.parse import GENERIC_WEIGHT, Group, ParsedQuery, QueryParser, clean_query, unquoted
 from kb.search.rank import CACHE_SIZE, LRU, Ranker
 from kb.search.schema import bare_heading
-from kb.search.snippet import highlight, normal_form, shown_text
+from kb.search.snippet import highlight, normal_form, shown_text, under
 from kb.search.synonyms import Synonyms, load_synonyms
 
 MAX_LIMIT = 1000
@@ -372,6 +373,12 @@ class SearchEngine:
         r = self._shown(n, parsed)
         r["score"] = round(float(score), 4)
         r["twins"] = [self._shown(self.twin[n], parsed)] if n in self.twin else []
+        parent = self.by_id.get(self.docs[n]["parent"]) if self.docs[n].get("parent") else None
+        if parent is not None:
+            p, hant = self.docs[parent], parsed.script == "hant"
+            r["under"] = under(p["citation_hant"] if hant else p["citation"],
+                               (p["title_hant"] if hant else p["title_hans"]) or "",
+                               (p["text_hant"] if hant else p["text_hans"]) or "")
         return r
 
 

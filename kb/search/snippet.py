@@ -108,6 +108,16 @@ def shown_text(text: str, children: list[tuple[str, str]]) -> str:
     return text
 
 
+def under(citation: str, title: str, text: str) -> dict[str, str]:
+    """What a result says of the clause its clause stands under (43B2(a) under 43B2): that
+    clause's citation, its title (none when it is cited by it), and its text when that is a
+    lead-in ending in a colon, whose sentence the clause finishes (明手有违反了上述A款2所列的
+    限制后，……即：): a sub-clause never reads without its condition."""
+    text = (text or "").strip()
+    return {"citation": citation, "title": "" if title == citation else title or "",
+            "text": text if text.endswith(("：", ":")) else ""}
+
+
 def plain_snippet(snippet: str) -> str:
     """A snippet without <mark> tags and entities, for people at a terminal."""
     return html.unescape(snippet.replace("<mark>", "").replace("</mark>", ""))

@@ -40,7 +40,7 @@ from kb.search.analysis import search_form
 from kb.search.index import read_documents
 from kb.search.lexicon import Lexicon
 from kb.search.schema import index_terms
-from kb.search.snippet import shown_text
+from kb.search.snippet import shown_text, under
 from kb.site.layout import Layout
 
 INDEX_DIR = "idx"
@@ -115,6 +115,7 @@ class StaticIndex:
         self._meta: dict[str, Any] | None = None
         self._shared: list[tuple[str, str, str]] | None = None
         self.children: dict[str, list[Record]] = {}   # a heading's clauses, in order (its snippet in the results)
+        self.by_id = {rec.id: rec for rec in records}
         for rec in records:
             if rec.parent:
                 self.children.setdefault(rec.parent, []).append(rec)
@@ -271,7 +272,7 @@ class StaticIndex:
         blocks = []
         for start in range(0, len(self.records), DOC_BLOCK):
             block: dict[str, Any] = {"citation": [], "title": [], "text": [], "url": [], "subjects": [], "hans": {},
-                                     "tai": {}}
+                                     "tai": {}, "under": {}}
             for k, rec in enumerate(self.records[start:start + DOC_BLOCK]):
                 place = self.layout.place[rec.id]
                 title = (rec.title_hant if hant else rec.title_hans) or rec.title_hans
@@ -281,6 +282,12 @@ class StaticIndex:
                                               (c.title_hant if hant else c.title_hans) or "") for c in children[rec.id]])
                 if rec.tai:
                     block["tai"][str(k)] = rec.tai
+                parent = self.by_id.get(rec.parent) if rec.parent else None
+                if parent is not None:     # what the result says of the clause it stands under (engine.py)
+                    block["under"][str(k)] = under(
+                        to_hant(parent.citation) if hant else parent.citation,
+                        (parent.title_hant if hant else parent.title_hans) or parent.title_hans,
+                        (parent.text_hant if hant else parent.text_hans) or parent.text_hans)
                 block["citation"].append(to_hant(rec.citation) if hant else rec.citation)
                 block["title"].append(title)
                 block["text"].append(text)
