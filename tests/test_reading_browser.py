@@ -57,6 +57,25 @@ def test_landing_on_a_clause_puts_it_at_the_top_highlighted(browser, static_site
     assert not errors, errors
 
 
+def test_a_jump_up_the_page_is_not_covered_by_the_back_to_top_button(browser, static_site):
+    """43B2's 上述A款2 jumps up to 43A2: a scroll up, after which the theme shows its back-to-top
+    button just below the header, over the clause landed on. It stays away until the reader
+    scrolls; the law number stays in the header's page title, the book's short name after it."""
+    context, pg, errors = new_page(browser, PHONE)
+    pg.goto(f"{static_site}/hans/cbr1999/law-43/#43B2", wait_until="load")
+    pg.wait_for_timeout(300)
+    pg.locator('article a[href="#43A2"]', has_text="上述A款2").first.tap()
+    pg.wait_for_timeout(800)
+    assert pg.evaluate("location.hash") == "#43A2" and not pg.locator(".md-top").is_visible()
+    topic = pg.locator("[data-md-component=header-topic]").inner_text()
+    assert topic.startswith("43 明手的限制") and topic.endswith("中国规则 1999"), topic
+    pg.mouse.wheel(0, -300)          # the reader's own scroll up: the button is back
+    pg.wait_for_timeout(600)
+    assert pg.locator(".md-top").is_visible()
+    context.close()
+    assert not errors, errors
+
+
 def test_copy_citation_copies_the_citation_and_the_url(browser, static_site):
     context, pg, errors = new_page(browser, PHONE, permissions=["clipboard-read", "clipboard-write"])
     url = f"{static_site}/hans/cbr1999/law-67/"

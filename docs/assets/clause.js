@@ -96,7 +96,21 @@
     markTarget();
   }
 
-  window.addEventListener("hashchange", markTarget);
+  // A jump to a clause above on the same page scrolls up, and the theme then shows its back-to-top
+  // button over the clause landed on: it stays away until the reader scrolls or types again.
+  var MOVES = ["wheel", "touchmove", "keydown"];
+  function keepTopAway() {
+    var top = document.querySelector(".md-top");
+    if (!top) return;
+    top.classList.add("kb-top-away");
+    var back = function () {
+      top.classList.remove("kb-top-away");
+      MOVES.forEach(function (t) { window.removeEventListener(t, back); });
+    };
+    MOVES.forEach(function (t) { window.addEventListener(t, back, { passive: true }); });
+  }
+
+  window.addEventListener("hashchange", function () { markTarget(); keepTopAway(); });
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
   else setup();
 })();

@@ -46,7 +46,7 @@ def edition_files(edition: Path) -> list[str]:
 # browser's error page. In Simplified; the hant edition's is converted (ui_text).
 OFFLINE_TITLE = "这一页还没有存到这台设备上"
 OFFLINE_TEXT = ("现在连不上网络，而这台设备还没有存下这一页。联网后打开一次，之后离线也能用。"
-                "打印版（PDF）和另一字体的版本，都要在联网时各打开一次才会存下。")
+                "打印版（PDF）和繁体、简体中的另一版，都要在联网时各打开一次才会存下。")
 OFFLINE_HOME = "{where}首页（已存下的页面都能离线打开）"    # where: 回到本版 (an edition), 简体版 / 繁体版 (the root)
 # The pages the site writes outside mkdocs (this one and the 404 page): a heading and a few lines
 # and links, readable on a phone.

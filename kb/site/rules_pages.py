@@ -52,7 +52,7 @@ def catalogue_page(r: Any) -> str:
                    + (f"{r.t('涉及第')} {laws} {r.t('条')}。" if laws else "")
                    + f"{r.t('算例')} {e.examples} {r.t('个')}（{r.t('其中近似情形')} {e.near_misses}）。\n\n"
                    + r.clause_links(f"{r.t('条款')}：{cites}", INDEX) + "\n\n"
-                   + f"{r.t('命令行')}：`{e.command}`，{r.t('输入字段')}：`{' '.join(e.fields)}`\n{{: .kb-footnote }}\n")
+                   + f"{r.t('命令行')}：`{e.command}`，{r.t('输入字段')}：`{r.t(' '.join(e.fields))}`\n{{: .kb-footnote }}\n")
     out.append(r.t("命令行用 `kb rules list` 可得同一目录（`--json` 输出机读格式）。") + "\n{: .kb-footnote }\n")
     return "\n".join(out)
 
