@@ -606,3 +606,13 @@ Promise.all([ask(PAGE, "navigate"), ask(ASSET, "no-cors")]).then((r) => console.
     if worker == "root":
         assert "這一頁還沒有存到這台裝置上" in page_["text"] and "hans/" in page_["text"] and "hant/" in page_["text"]
     assert "error" in asset or asset == {"passed": True}        # only pages are answered this way
+
+
+def test_an_untitled_mahjong_item_is_headed_by_its_citation(built):
+    """诈胡's numbered items are headed 诈胡 1, 诈胡 2 (a reader landing on one from a search or a
+    被引用 link sees whose item it is), not a bare 1; titled items keep their number and title."""
+    _, site = built
+    for edition, head in (("hans", "诈胡"), ("hant", "詐胡")):
+        text = page(site, edition, "twmj16/penalties")
+        assert f'<h3 id="false-win-1">{head} 1<a class="headerlink"' in text, edition
+    assert not re.search(r'<h[2-6] id="[^"]+">[0-9.]+<a class="headerlink"', page(site, "hans", "twmj16/procedure"))

@@ -124,7 +124,7 @@ class Renderer:
             if rec.level != "section" and title:
                 label = f"{rec.path[-1]}. {title}" if len(rec.path) == 2 else f"{'.'.join(rec.path[1:])} {title}"
             elif rec.level != "section":
-                label = ".".join(rec.path[1:])
+                label = escape(self.t(rec.citation))   # 诈胡 1, not a bare 1: a reader landing here sees whose
         elif rec.level == "law" and rec.law is not None:
             label = self.t(work.law_name(rec.law)) + f" {title}"
         else:
