@@ -616,3 +616,15 @@ def test_an_untitled_mahjong_item_is_headed_by_its_citation(built):
         text = page(site, edition, "twmj16/penalties")
         assert f'<h3 id="false-win-1">{head} 1<a class="headerlink"' in text, edition
     assert not re.search(r'<h[2-6] id="[^"]+">[0-9.]+<a class="headerlink"', page(site, "hans", "twmj16/procedure"))
+
+
+def test_the_search_page_says_what_the_library_holds(built):
+    """A question on a law the library lacks (Law 16) still finds loosely related clauses; the search
+    page says, under its results, which laws each book holds and that the others are not searched."""
+    out, site = built
+    from kb import works
+    from kb.records import read_jsonl
+    held = works.holdings(list(read_jsonl(out / "records.jsonl")))
+    assert "第27–71条" in held
+    assert f'<p class="kb-search-coverage">{held}未收的条款检索不到。</p>' in page(site, "hans", "search")
+    assert '<p class="kb-search-coverage">本庫收錄：中國橋牌競賽規則（1999）第27–71條' in page(site, "hant", "search")

@@ -121,11 +121,11 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
 
 def _work_choices(text: str, coverage: str) -> str:
     """The search page's work list and labels, from the works registry, and what the knowledge
-    base holds (``works.holdings``: said when a search finds nothing)."""
+    base holds (``works.holdings``: said under the results, and when a search finds nothing)."""
     options = "\n".join(f'<option value="{w.id}">{w.title_hans}</option>' for w in works.all_works())
     labels = " ".join([*(f'data-msg-work-{w.id}="{w.title_hans}"' for w in works.all_works()),
                        f'data-msg-coverage="{coverage}"'])
-    return text.replace("KB_WORK_OPTIONS", options).replace("KB_WORK_LABELS", labels)
+    return text.replace("KB_WORK_OPTIONS", options).replace("KB_WORK_LABELS", labels).replace("KB_COVERAGE", coverage)
 
 
 def edition_settings(script: str) -> dict:
