@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from kbbrowser import DESKTOP, PHONE, new_page
 
-PAGE_KINDS = {"home": "", "law": "cbr1999/law-67/", "compare": "compare/law-45/", "mahjong": "twmj16/",
+# the law page is landed on a clause, so the highlight of the clause landed on is checked too
+PAGE_KINDS = {"home": "", "law": "cbr1999/law-67/#67B1b", "compare": "compare/law-45/", "mahjong": "twmj16/",
               "scoring": "twmj16/patterns/", "search": "search/?q=明手", "subject index": "laws1997/subjects/"}
 
 
