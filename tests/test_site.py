@@ -628,3 +628,12 @@ def test_the_search_page_says_what_the_library_holds(built):
     assert "第27–71条" in held
     assert f'<p class="kb-search-coverage">{held}未收的条款检索不到。</p>' in page(site, "hans", "search")
     assert '<p class="kb-search-coverage">本庫收錄：中國橋牌競賽規則（1999）第27–71條' in page(site, "hant", "search")
+
+
+def test_a_link_right_after_another_is_set_apart(built):
+    """依牌面包赔 links 牌面 and 包赔, back to back: the second is marked, and set a little apart,
+    so the two read as two links rather than one (a link after text is not marked)."""
+    _, site = built
+    text = page(site, "hans", "twmj16/penalties")
+    assert '牌面</a><a href="#full-liability" class="kb-ref-next" title="twmj16:full-liability 包赔">包赔</a>' in text
+    assert text.count('class="kb-ref-next"') == len(re.findall(r"</a><a href=\"[^\"]*\" class=\"kb-ref-next\"", text))

@@ -71,9 +71,9 @@ class Renderer:
 
     def text_with_refs(self, rec: Record, page: str) -> str:
         """The record's text in Markdown, each resolved reference a link, the others marked."""
-        def link(piece: str, href: str, target: str, note: str = "") -> str:
+        def link(piece: str, href: str, target: str, note: str = "", next_to: bool = False) -> str:
             title = self.t(self.layout.by_id[target].citation) + note
-            return f'[{piece}]({href} "{html.escape(target)} {html.escape(title)}")'
+            return f'[{piece}]({href} "{html.escape(target)} {html.escape(title)}")' + ("{: .kb-ref-next }" if next_to else "")
         return self._with_refs(rec, page, escape, link)
 
     def _in_twin(self, rec: Record, ref: dict) -> str | None:
@@ -91,9 +91,10 @@ class Renderer:
                    link: Callable[..., str]) -> str:
         """The record's text, escaped by ``esc``, with ``link(piece, href, target)`` for each
         resolved reference (and, with a note, for a law only the twin translation holds) and a
-        marked span for the others (external, lost, unresolved)."""
+        marked span for the others (external, lost, unresolved). A link right after another
+        (牌面包赔: 牌面, then 包赔) is marked ``next_to``, so the two do not read as one."""
         text = self.field(rec, "text")
-        out, pos = [], 0
+        out, pos, linked_to = [], 0, -1
         for ref in sorted(rec.refs, key=lambda r: r["span"][0]):
             a, b = ref["span"]
             if a < pos:
@@ -103,9 +104,12 @@ class Renderer:
             target = ref.get("target")
             href = self.layout.href(page, target) if target and ref["status"] == "resolved" else None
             if href and target:
-                out.append(link(piece, href, target))
+                out.append(link(piece, href, target, next_to=a == linked_to))
+                linked_to = b
             elif (twin := self._in_twin(rec, ref)) is not None:     # a place on the site: it has an href
-                out.append(link(piece, self.layout.href(page, twin), twin, self.t("（本译本未收此条，链接到另一译本）")))
+                out.append(link(piece, self.layout.href(page, twin), twin, self.t("（本译本未收此条，链接到另一译本）"),
+                                next_to=a == linked_to))
+                linked_to = b
             else:
                 why = {"external": self.t("本库未收此条"), "lost": self.t("原文数字已佚，无法确定所指"),
                        "conjecture": self.t("编者推测的条号：未见1997年规则原文，故不链接"),
@@ -260,9 +264,10 @@ class Renderer:
 
     def text_html(self, rec: Record, page: str) -> str:
         """The HTML of ``text_with_refs`` (a plain record's), without the paragraph around it."""
-        def link(piece: str, href: str, target: str, note: str = "") -> str:
+        def link(piece: str, href: str, target: str, note: str = "", next_to: bool = False) -> str:
             title = html.escape(f"{target} {self.t(self.layout.by_id[target].citation)}{note}")
-            return f'<a href="{page_url(page, href)}" title="{title}">{piece}</a>'
+            cls = ' class="kb-ref-next"' if next_to else ""
+            return f'<a href="{page_url(page, href)}"{cls} title="{title}">{piece}</a>'
         return self._with_refs(rec, page, _text, link)
 
     def citation(self, rec: Record) -> str:
