@@ -266,8 +266,8 @@ class Renderer:
         """The HTML of ``text_with_refs`` (a plain record's), without the paragraph around it."""
         def link(piece: str, href: str, target: str, note: str = "", next_to: bool = False) -> str:
             title = html.escape(f"{target} {self.t(self.layout.by_id[target].citation)}{note}")
-            cls = ' class="kb-ref-next"' if next_to else ""
-            return f'<a href="{page_url(page, href)}"{cls} title="{title}">{piece}</a>'
+            cls = 'class="kb-ref-next" ' if next_to else ""      # where Markdown's attr_list puts it
+            return f'<a {cls}href="{page_url(page, href)}" title="{title}">{piece}</a>'
         return self._with_refs(rec, page, _text, link)
 
     def citation(self, rec: Record) -> str:
