@@ -164,6 +164,13 @@ def test_a_result_says_what_its_clause_stands_under(engine: SearchEngine):
     assert all("under" not in t for r in engine.search("藏牌", limit=10) for t in r["twins"])
 
 
+def test_drawing_a_tile_too_many_or_too_few_is_a_dead_hand(engine: SearchEngine):
+    """多摸/少摸 (a tile drawn too many or too few) is how players say it; the rules call the hand
+    相公 (kb/data/search/synonyms.tsv). Before, 多摸一張牌怎麼處理 found 攔胡 first (its 多 matched)."""
+    for q in ["多摸一張牌怎麼處理", "多摸了一张", "少摸一張怎麼辦"]:
+        assert ids(engine.search(q, limit=1)) == ["twmj16:dead-hand"], q
+
+
 def test_quoted_phrase_is_required_and_exact(engine: SearchEngine):
     assert ids(engine.search('"重罚张必须"')) == ["cbr1999:50D1"]
     assert ids(engine.search('「重罰張必須」')) == ["cbr1999:50D1"]

@@ -77,7 +77,8 @@ QUERIES = ["罚张", "什么是罚张", "明手指出藏牌", "連莊拉莊", "�
            "what counts as a revoke", "can I ask to see the cards of the trick just played?",
            "桥牌里明手是什么意思", "麻将里说的牌面是什么意思", "麻将", "桥牌 麻将 罚则", "bridge dummy", "麻将 45C",
            "laws1997 16", "laws1997 47E2", "LAWS 1997 规则45", "1997版47条", "另一譯本 藏牌", "1999版 藏牌",
-           "cbr1999 laws1997 45", "twmj16 字一色", "45", "47.E.2", "laws1997-45", "cbr1999:45", "Law 62 D 1"]
+           "cbr1999 laws1997 45", "twmj16 字一色", "45", "47.E.2", "laws1997-45", "cbr1999:45", "Law 62 D 1",
+           "多摸了一张", "64B6", "43B2a"]
 
 
 @pytest.fixture(scope="module")
