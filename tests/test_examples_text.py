@@ -91,3 +91,11 @@ def test_an_unknown_value_or_a_cli_pointer_never_reaches_a_page():
         t.block({**ex, "input": {**ex["input"], "kind": "three_players"}})
     assert t.bridge_ruling("应用第67条（58B4）——请用 defective-trick 判定。") == "应用第67条（58B4）。"
     assert t.bridge_ruling("应用第31条（27C）。请用 call-out-of-rotation 判定。") == "应用第31条（27C）。"
+
+
+def test_a_reading_says_a_field_once():
+    """patterns.tsv glosses a field by its label (dealer_streak（庄家连庄次数）): the field becomes its
+    label, and the gloss, which would now repeat it, goes; another gloss stays."""
+    block = t.reading_block({"reading": "N 取 dealer_streak（庄家连庄次数）；dealer 为 true（含自摸）"})
+    assert "「庄家连庄次数」；" in block and "（庄家连庄次数）" not in block
+    assert "「胡牌者是庄家」成立（含自摸）" in block

@@ -500,6 +500,7 @@ def reading_block(reading: dict) -> str:
     text = re.sub(r"（[^（）]*\b[a-z_]+\s*:\s*(?:true|false|null|\d+)[^（）]*）", "", text)
     fields = "|".join(sorted(MAHJONG_LABELS, key=len, reverse=True))
     text = re.sub(rf"(?<![A-Za-z_])({fields})(?![A-Za-z_])", lambda m: f"「{MAHJONG_LABELS[m.group(1)]}」", text)
+    text = re.sub(r"「([^「」]+)」（\1）", r"「\1」", text)   # a gloss that now repeats its label
     text = re.sub(r"\s*为\s*true", "成立", re.sub(r"\s*为\s*false", "不成立", text))
     text = re.sub(r"\bpatterns\.(\d+(?:\.\d+)?)", r"计台名堂 \1", text)
     return f'!!! info "本库的读法"\n    {_md(text)}（计台依此读法）\n'
