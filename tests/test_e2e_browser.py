@@ -245,6 +245,11 @@ def test_a_sub_clause_result_reads_with_the_clause_it_stands_under(static_site, 
     under = page.locator("#kb-results li.kb-result").first.locator(".kb-result-under")
     assert under.inner_text().startswith("64B 不判罰") and under.inner_text().endswith("但不判罰：")
     assert under.evaluate("(p, s) => p.previousElementSibling.className", None) == "kb-result-head"
+    # a section whose title begins with its citation is named once (计台名堂、台数与定义, not 计台名堂 计台名堂、…)
+    page.goto(f"{static_site}/hans/search/?" + urllib.parse.urlencode({"q": "计台名堂 23"}))
+    assert top_ids(page)[0] == "twmj16:patterns.23"
+    cite = page.locator("#kb-results li.kb-result").first.locator(".kb-result-under-cite").inner_text()
+    assert cite == "计台名堂、台数与定义", cite
 
 
 @pytest.mark.no_service_worker
