@@ -637,3 +637,14 @@ def test_a_link_right_after_another_is_set_apart(built):
     text = page(site, "hans", "twmj16/penalties")
     assert '牌面</a><a class="kb-ref-next" href="#full-liability" title="twmj16:full-liability 包赔">包赔</a>' in text
     assert text.count('class="kb-ref-next"') == text.count('</a><a class="kb-ref-next"')
+
+
+def test_a_compare_page_keeps_each_clauses_footnotes(built):
+    """The 1999 translation puts the face-down opening lead of 45A in a footnote, the 1997 one in
+    its text: the compare page shows the footnote in the 1999 column, or the 1999 text would seem
+    to lack it."""
+    _, site = built
+    text = page(site, "hant", "compare/law-45")
+    row = re.search(r'<h2 id="45A">.*?</h2>(.*?)<h2 ', text, re.S)
+    assert row is not None
+    assert '<p class="kb-footnote">腳註 [14]：首引應首先牌面向下放置' in row.group(1)

@@ -383,8 +383,10 @@ class Renderer:
                     continue
                 href = self.layout.href(page, rec.id)
                 body = self.text_with_refs(rec, page)
+                notes = "".join(f'\n<p class="kb-footnote" markdown="1">{self.t("脚注")} [{f["n"]}]：'
+                                f'{escape(f["text_" + self.script])}</p>\n' for f in rec.footnotes)
                 cells.append(f'<div markdown="1">\n{label}\n**[{rec.citation}]({href})** {escape(self.field(rec, "title"))}\n\n'
-                             + (f"{body}\n" if body else "") + "</div>\n")
+                             + (f"{body}\n" if body else "") + notes + "</div>\n")
             out.append(heading + '<div class="kb-pair" markdown="1">\n' + "".join(cells) + "</div>\n")
         return "\n".join(out)
 
@@ -422,8 +424,10 @@ class Renderer:
                 continue
             href = page_url(page, self.layout.href(page, rec.id) or "")
             body = self.text_html(rec, page)
+            notes = "".join(f'<p class="kb-footnote">{self.t("脚注")} [{f["n"]}]：{_text(f["text_" + self.script])}</p>\n'
+                            for f in rec.footnotes)      # the clause's footnotes belong to its wording
             out.append(f'<div>\n{label}\n<p><strong><a href="{href}">{_text(rec.citation)}</a></strong> '
-                       f'{_text(self.field(rec, "title"))}</p>\n' + (f"<p>{body}</p>\n" if body else "") + "</div>")
+                       f'{_text(self.field(rec, "title"))}</p>\n' + (f"<p>{body}</p>\n" if body else "") + notes + "</div>")
         return "\n".join(out) + "\n</div>"
 
     def pair(self, law: int) -> tuple[str, str]:
