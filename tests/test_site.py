@@ -648,3 +648,15 @@ def test_a_compare_page_keeps_each_clauses_footnotes(built):
     row = re.search(r'<h2 id="45A">.*?</h2>(.*?)<h2 ', text, re.S)
     assert row is not None
     assert '<p class="kb-footnote">腳註 [14]：首引應首先牌面向下放置' in row.group(1)
+
+
+def test_a_mahjong_clause_names_what_cites_it(built):
+    """In a sectioned book a citation is a number (计台名堂 18), so the 被引用 line names each
+    citing clause by its title too; a clause cited by its own name (诈胡) is named once."""
+    _, site = built
+    text = page(site, "hans", "twmj16/patterns")
+    assert re.search(r'<p class="kb-cited-by">被引用：.*>计台名堂 18 五暗坎</a>', text)
+    labels = re.findall(r">([^<>]+)</a>", " ".join(re.findall(r'<p class="kb-cited-by">.*?</p>', text + page(
+        site, "hans", "twmj16/penalties"))))
+    assert "诈胡" in labels or any(label.startswith("计台名堂") for label in labels)
+    assert not [label for label in labels if len(label.split()) == 2 and label.split()[0] == label.split()[1]]

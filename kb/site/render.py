@@ -137,13 +137,16 @@ class Renderer:
         return f"{'#' * level} {label}{tai} {{ #{self.layout.place[rec.id].anchor} }}\n"
 
     def cited_by(self, rec: Record, page: str) -> list[tuple[str, str]]:
-        """(citation, href) of each record citing ``rec`` that has a place on the site."""
+        """(label, href) of each record citing ``rec`` that has a place on the site: its citation,
+        and in a sectioned book, whose citations are numbers (计台名堂 18), its title too."""
         links = []
         for cid in rec.cited_by:
             src = self.layout.by_id.get(cid)
             href = self.layout.href(page, cid)
             if src and href:
-                links.append((self.t(src.citation), href))
+                cite = self.t(src.citation)
+                title = self.field(src, "title") if self.works[src.work].kind == "sectioned" else ""
+                links.append((cite if not title or title in cite else f"{cite} {title}", href))
         return links
 
     def provenance(self, rec: Record, esc: Callable[[str], str], code: Callable[[str], str]) -> list[str]:
