@@ -103,12 +103,11 @@ class Renderer:
             piece = esc(text[a:b])
             target = ref.get("target")
             href = self.layout.href(page, target) if target and ref["status"] == "resolved" else None
+            note = ""
+            if not (href and target) and (twin := self._in_twin(rec, ref)) is not None:   # a place on the site
+                href, target, note = self.layout.href(page, twin), twin, self.t("（本译本未收此条，链接到另一译本）")
             if href and target:
-                out.append(link(piece, href, target, next_to=a == linked_to))
-                linked_to = b
-            elif (twin := self._in_twin(rec, ref)) is not None:     # a place on the site: it has an href
-                out.append(link(piece, self.layout.href(page, twin), twin, self.t("（本译本未收此条，链接到另一译本）"),
-                                next_to=a == linked_to))
+                out.append(link(piece, href, target, note, next_to=a == linked_to))
                 linked_to = b
             else:
                 why = {"external": self.t("本库未收此条"), "lost": self.t("原文数字已佚，无法确定所指"),
@@ -180,15 +179,20 @@ class Renderer:
             MARKS[n["kind"]] for n in rec.notes if n["kind"] in MARKS))
         return "".join(f' <span class="kb-mark">{self.t(m)}</span>' for m in marks)
 
+    def footnotes(self, rec: Record, markdown: bool) -> list[str]:
+        """Each of the record's footnotes as its paragraph: in Markdown's raw HTML (escaped for
+        Markdown, ``markdown="1"``), or as the HTML Markdown makes of it."""
+        esc, attr = (escape, ' markdown="1"') if markdown else (_text, "")
+        return [f'<p class="kb-footnote"{attr}>{self.t("脚注")} [{f["n"]}]：{esc(f["text_" + self.script])}</p>'
+                for f in rec.footnotes]
+
     def meta(self, rec: Record, page: str) -> str:
         """Backlinks and footnotes in view; sources, variants and notes behind one small 出处 marker."""
         lines = []
         links = [f"[{escape(label)}]({href})" for label, href in self.cited_by(rec, page)]
         if links:
             lines.append(f'<p class="kb-cited-by" markdown="1">{self.t("被引用")}：{" · ".join(links)}</p>\n')
-        for f in rec.footnotes:
-            lines.append(f'<p class="kb-footnote" markdown="1">{self.t("脚注")} [{f["n"]}]：'
-                         f'{escape(f["text_" + self.script])}</p>\n')
+        lines += [f"{note}\n" for note in self.footnotes(rec, markdown=True)]
         details = self.provenance(rec, escape, lambda s: f"`{s}`")
         if details:
             lines.append(f'<details class="kb-prov" markdown="1">\n<summary>{self.t("出处")}{self.badge(rec)}</summary>\n\n'
@@ -257,8 +261,7 @@ class Renderer:
         links = [f'<a href="{page_url(page, href)}">{_text(label)}</a>' for label, href in self.cited_by(rec, page)]
         if links:
             out.append(f'<p class="kb-cited-by">{self.t("被引用")}：{" · ".join(links)}</p>')
-        for fn in rec.footnotes:
-            out.append(f'<p class="kb-footnote">{self.t("脚注")} [{fn["n"]}]：{_text(fn["text_" + self.script])}</p>')
+        out += self.footnotes(rec, markdown=False)
         details = self.provenance(rec, _text, lambda s: f"<code>{_text(s)}</code>")
         if details:
             out.append(f'<details class="kb-prov">\n<summary>{self.t("出处")}{self.badge(rec)}</summary>\n<ul>\n'
@@ -386,8 +389,7 @@ class Renderer:
                     continue
                 href = self.layout.href(page, rec.id)
                 body = self.text_with_refs(rec, page)
-                notes = "".join(f'\n<p class="kb-footnote" markdown="1">{self.t("脚注")} [{f["n"]}]：'
-                                f'{escape(f["text_" + self.script])}</p>\n' for f in rec.footnotes)
+                notes = "".join(f"\n{note}\n" for note in self.footnotes(rec, markdown=True))
                 cells.append(f'<div markdown="1">\n{label}\n**[{rec.citation}]({href})** {escape(self.field(rec, "title"))}\n\n'
                              + (f"{body}\n" if body else "") + notes + "</div>\n")
             out.append(heading + '<div class="kb-pair" markdown="1">\n' + "".join(cells) + "</div>\n")
@@ -427,8 +429,7 @@ class Renderer:
                 continue
             href = page_url(page, self.layout.href(page, rec.id) or "")
             body = self.text_html(rec, page)
-            notes = "".join(f'<p class="kb-footnote">{self.t("脚注")} [{f["n"]}]：{_text(f["text_" + self.script])}</p>\n'
-                            for f in rec.footnotes)      # the clause's footnotes belong to its wording
+            notes = "".join(f"{note}\n" for note in self.footnotes(rec, markdown=False))   # they belong to its wording
             out.append(f'<div>\n{label}\n<p><strong><a href="{href}">{_text(rec.citation)}</a></strong> '
                        f'{_text(self.field(rec, "title"))}</p>\n' + (f"<p>{body}</p>\n" if body else "") + notes + "</div>")
         return "\n".join(out) + "\n</div>"

@@ -115,7 +115,6 @@ class StaticIndex:
         self._meta: dict[str, Any] | None = None
         self._shared: list[tuple[str, str, str]] | None = None
         self.children: dict[str, list[Record]] = {}   # a heading's clauses, in order (its snippet in the results)
-        self.by_id = {rec.id: rec for rec in records}
         for rec in records:
             if rec.parent:
                 self.children.setdefault(rec.parent, []).append(rec)
@@ -282,7 +281,7 @@ class StaticIndex:
                                               (c.title_hant if hant else c.title_hans) or "") for c in children[rec.id]])
                 if rec.tai:
                     block["tai"][str(k)] = rec.tai
-                parent = self.by_id.get(rec.parent) if rec.parent else None
+                parent = self.layout.by_id.get(rec.parent) if rec.parent else None
                 if parent is not None:     # what the result says of the clause it stands under (engine.py)
                     block["under"][str(k)] = under(
                         to_hant(parent.citation) if hant else parent.citation,
