@@ -443,12 +443,15 @@ def openapi_schema() -> dict[str, Any]:
                            "url": {"type": ["string", "null"], "description":
                                    "the clause's permalink relative to an edition root "
                                    "(/hans/ or /hant/), e.g. cbr1999/law-45/#45C4b"},
-                           "under": {"type": "object", "required": ["citation", "title", "text"],
+                           "under": {"type": "object", "required": ["citation", "title", "name", "text"],
                                      "description": "the clause this one stands under: its citation, its title "
-                                                    "(empty when cited by it) and its text when that is a lead-in "
-                                                    "ending in a colon, which this clause finishes",
+                                                    "(empty when cited by it), the name shown (citation and "
+                                                    "title) and its text when that is a lead-in ending in a "
+                                                    "colon, which this clause finishes",
                                      "properties": {"citation": {"type": "string", "examples": ["43B2"]},
-                                                    "title": {"type": "string"}, "text": {"type": "string"}}},
+                                                    "title": {"type": "string"},
+                                                    "name": {"type": "string", "examples": ["43B2 特别判罚"]},
+                                                    "text": {"type": "string"}}},
                        }},
             "Record": {"type": "object", "required": ["id", "work", "citation", "level"],
                        "description": "a clause record (see kb/records.py)",

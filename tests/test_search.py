@@ -157,10 +157,14 @@ def test_a_result_says_what_its_clause_stands_under(engine: SearchEngine):
     assert first["under"]["text"].startswith("明手有违反了上述A款2") and first["under"]["text"].endswith("：")
     hant = engine.search("43B2a", limit=1, script="hant")[0]["under"]
     assert hant["title"] == "特別判罰" and hant["text"].endswith("：")
-    assert engine.search("64A1", limit=1)[0]["under"] == {"citation": "64A", "title": "判罚", "text": "当藏牌成立时："}
+    assert engine.search("64A1", limit=1)[0]["under"] == {"citation": "64A", "title": "判罚", "name": "64A 判罚",
+                                                          "text": "当藏牌成立时："}
     not_lead_in = engine.search("64A", limit=1)[0]
-    assert not_lead_in["under"] == {"citation": "64", "title": "藏牌成立后的处理程序", "text": ""}   # a law's title
+    assert not_lead_in["under"] == {"citation": "64", "title": "藏牌成立后的处理程序", "name": "64 藏牌成立后的处理程序",
+                                    "text": ""}   # a law's title
     assert "under" not in engine.search("第64条", limit=1)[0]
+    # a title that begins with its citation is the name alone (计台名堂、台数与定义, not 计台名堂 计台名堂、…)
+    assert engine.search("计台名堂 23", limit=1)[0]["under"]["name"] == "计台名堂、台数与定义"
     assert all("under" not in t for r in engine.search("藏牌", limit=10) for t in r["twins"])
 
 

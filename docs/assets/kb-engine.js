@@ -902,7 +902,7 @@
       var t = this.twin[d];
       r.twins = t === undefined ? [] : [self.result(t, parsed)];
       // engine.py: the clause it stands under (its citation, title and lead-in), if any
-      if (s.under) r.under = { citation: s.under.citation, title: s.under.title, text: s.under.text };
+      if (s.under) r.under = { citation: s.under.citation, title: s.under.title, name: s.under.name, text: s.under.text };
     }
     return r;
   };

@@ -269,9 +269,7 @@
       var up = r.under && typeof r.under === "object" ? r.under : null;
       if (up && up.citation) {
         var under = el("p", "kb-result-under");
-        // a title that begins with the citation (计台名堂、台数与定义 under 计台名堂) stands alone
-        var name = up.title && String(up.title).indexOf(up.citation) === 0 ? up.title : [up.citation, up.title].filter(Boolean).join(" ");
-        under.appendChild(el("span", "kb-result-under-cite", String(name)));
+        under.appendChild(el("span", "kb-result-under-cite", String(up.name || up.citation)));
         if (up.text) under.appendChild(document.createTextNode(String(up.text)));
         li.appendChild(under);
       }

@@ -92,9 +92,7 @@ def format_people(results: list[dict[str, Any]]) -> str:
             parts[0] += tai
         up = r.get("under")
         if up:        # the clause it stands under, and its lead-in: 43B2(a) with 43B2's condition
-            name = up["title"] if up["title"].startswith(up["citation"]) else \
-                " ".join(filter(None, (up["citation"], up["title"])))   # 计台名堂、台数与定义 alone
-            parts.append(f"（{name}" + (f"：{up['text']}" if up["text"] else "") + "）")
+            parts.append(f"（{up['name']}" + (f"：{up['text']}" if up["text"] else "") + "）")
         snippet = plain_snippet(r.get("snippet") or "")
         if snippet and snippet != r.get("title"):
             parts.append(snippet)

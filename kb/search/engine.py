@@ -6,7 +6,7 @@ folds each bridge clause and its twin in the other translation into one result (
 twin attached under ``twins``), and builds the snippets (``snippet``).
 
 A result: {id, work, citation, title, score, snippet, twins: [{id, work, citation,
-title, snippet}], under: {citation, title, text} of the clause it stands under, if any
+title, snippet}], under: {citation, title, name, text} of the clause it stands under, if any
 (snippet.under)}. The engine is read-only after opening; its caches are bounded LRUs,
 so it is safe to share between threads without a lock.
 """

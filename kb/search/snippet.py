@@ -110,11 +110,14 @@ def shown_text(text: str, children: list[tuple[str, str]]) -> str:
 
 def under(citation: str, title: str, text: str) -> dict[str, str]:
     """What a result says of the clause its clause stands under (43B2(a) under 43B2): that
-    clause's citation, its title (none when it is cited by it), and its text when that is a
-    lead-in ending in a colon, whose sentence the clause finishes (明手有违反了上述A款2所列的
-    限制后，……即：): a sub-clause never reads without its condition."""
+    clause's citation, its title (none when it is cited by it), the name a reader sees (citation
+    and title; a title that begins with the citation alone: 计台名堂、台数与定义), and its text when
+    that is a lead-in ending in a colon, whose sentence the clause finishes (明手有违反了上述A款2
+    所列的限制后，……即：): a sub-clause never reads without its condition."""
     text = (text or "").strip()
-    return {"citation": citation, "title": "" if title == citation else title or "",
+    title = "" if title == citation else title or ""
+    name = title if title.startswith(citation) else " ".join(filter(None, (citation, title)))
+    return {"citation": citation, "title": title, "name": name,
             "text": text if text.endswith(("：", ":")) else ""}
 
 
