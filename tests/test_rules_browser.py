@@ -113,6 +113,11 @@ def test_static_host_bridge_helper_answers_its_worked_examples(static_site, page
     assert page.locator("#kb-br-in").is_hidden() and page.locator('[data-act="go"]').is_hidden()
     # the tap targets are thumb-sized
     assert cases.first.bounding_box()["height"] >= 40
+    # the answer's ♥ and ♦ are red, as on the law pages (♥K ♥7 in 44A's first example)
+    page.select_option("#kb-br-q", "legal-cards")
+    page.locator("button.kb-worked-case").first.tap()
+    assert page.locator(".kb-explanation .kb-suit-red", has_text="♥").count() == 2
+    assert page.locator(".kb-explanation .kb-suit-red").first.evaluate("e => getComputedStyle(e).color") == "rgb(183, 28, 28)"
 
 
 def test_catalogue_page_lists_every_ruling():

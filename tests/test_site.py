@@ -660,3 +660,44 @@ def test_a_mahjong_clause_names_what_cites_it(built):
         site, "hans", "twmj16/penalties"))))
     assert "诈胡" in labels or any(label.startswith("计台名堂") for label in labels)
     assert not [label for label in labels if len(label.split()) == 2 and label.split()[0] == label.split()[1]]
+
+
+def test_red_suits_are_marked_in_text_only():
+    """♥ and ♦ of a page's text are marked for the style sheet; a tag, an attribute or a script is not touched."""
+    from kb.site.mkdocs_hooks import red_suits
+    html = ('<p data-x="♥K">北家♥K、东家♠3<a title="♦">♦A</a></p>'
+            '<script>var s = "♥";</script><style>p::after { content: "♦"; }</style>♦')
+    assert red_suits(html) == (
+        '<p data-x="♥K">北家<span class="kb-suit-red">♥</span>K、东家♠3<a title="♦">'
+        '<span class="kb-suit-red">♦</span>A</a></p>'
+        '<script>var s = "♥";</script><style>p::after { content: "♦"; }</style><span class="kb-suit-red">♦</span>')
+    assert red_suits("<p>无将</p>") == "<p>无将</p>"
+
+
+def test_worked_examples_show_red_suits(built):
+    """On a built law page every ♥ and ♦ a reader sees is marked (the style sheet colours them)."""
+    from html.parser import HTMLParser
+    _, site = built
+    page = (site / "hans" / "cbr1999" / "law-44" / "index.html").read_text(encoding="utf-8")
+
+    class Suits(HTMLParser):
+        """Counts the suits of text that sits directly in a red mark, and the others."""
+        bare = marked = 0
+        last = ""
+
+        def handle_starttag(self, tag, attrs):
+            self.last = "red" if ("class", "kb-suit-red") in attrs else tag
+
+        def handle_endtag(self, tag):
+            self.last = ""
+
+        def handle_data(self, data):
+            n = sum(data.count(s) for s in "♥♦")
+            if self.last == "red" and data in "♥♦":
+                self.marked += n
+            elif self.last not in ("script", "style"):
+                self.bare += n
+
+    p = Suits()
+    p.feed(page)
+    assert p.marked >= 10 and p.bare == 0, (p.marked, p.bare)

@@ -11,6 +11,14 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
+  // ``text`` in an element, its red suits (♥ ♦) marked as on the built pages (kb/site/mkdocs_hooks.py)
+  function suited(tag, cls, text) {
+    var e = el(tag, cls);
+    String(text).split(/([\u2665\u2666])/).forEach(function (part, i) {
+      if (i % 2) e.appendChild(el("span", "kb-suit-red", part)); else if (part) e.appendChild(document.createTextNode(part));
+    });
+    return e;
+  }
   function post(url, body) {
     return fetch(url, {method: "POST", headers: {"content-type": "application/json"}, body: JSON.stringify(body)})
       .then(function (res) {
@@ -291,7 +299,7 @@
     }
     function show(r) {
       bout.textContent = "";
-      bout.appendChild(el("p", "kb-explanation", r.explanation));
+      bout.appendChild(suited("p", "kb-explanation", r.explanation));
       var p = el("p", "kb-basis", bm.basis + "：");
       r.clauses.forEach(function (c) { p.appendChild(clauseLink(bh, c)); p.appendChild(document.createTextNode(" ")); });
       bout.appendChild(p);
@@ -302,7 +310,7 @@
       var exs = worked[q.value] || [];
       list.textContent = "";
       exs.forEach(function (ex) {
-        var li = el("li"), b = el("button", "kb-worked-case", ex.title);
+        var li = el("li"), b = suited("button", "kb-worked-case", ex.title);
         b.type = "button";
         b.addEventListener("click", function () {
           load(ex); show(ex);

@@ -5,6 +5,8 @@
   puts the HTML in its place. The file of slots is named by ``extra.kb_slots`` in the config.
 * mkdocs does no work for files the build would delete: the theme's 404 page (the server answers
   404s itself), lunr and the search workers (the site has its own search).
+* The red suits (♥ ♦) are marked in a page's text for the style sheet to colour, as card players
+  read them (``red_suits``); tags, scripts and attributes are left as they are.
 * The theme's files are listed without walking hidden folders (mkdocs skips their files anyway;
   mkdocs-material's ``.icons`` holds thousands), and compiled templates are kept in Jinja's
   bytecode cache, shared by both editions and later builds (keyed by each template's source).
@@ -23,11 +25,30 @@ SLOT_PARAGRAPH = re.compile(r"<p>(kbslot\d+)</p>")
 # Theme files no page uses (kb/site/build.py still removes them, should mkdocs write them).
 UNUSED_THEME = ("assets/javascripts/lunr/", "assets/javascripts/workers/")
 _slots: dict[str, str] = {}
+RED_SUITS = "♥♦"
+# a tag, or a whole script or style element: passed over; the text between is searched for red suits
+_TAG_OR_SCRIPT = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]*>", re.S | re.I)
+_RED_SUIT = re.compile(f"[{RED_SUITS}]")
 
 
 def fill_slots(content: str, slots: dict[str, str]) -> str:
     """A page's HTML with each slot paragraph replaced by the record body it stands for."""
     return SLOT_PARAGRAPH.sub(lambda m: slots[m.group(1)], content)
+
+
+def red_suits(html: str) -> str:
+    """``html`` with each ♥ and ♦ of its text in ``<span class="kb-suit-red">``."""
+    if not _RED_SUIT.search(html):
+        return html
+    def mark(text: str) -> str:
+        return _RED_SUIT.sub(r'<span class="kb-suit-red">\g<0></span>', text)
+    out: list[str] = []
+    pos = 0
+    for m in _TAG_OR_SCRIPT.finditer(html):
+        out += [mark(html[pos:m.start()]), m.group(0)]
+        pos = m.end()
+    out.append(mark(html[pos:]))
+    return "".join(out)
 
 
 def on_config(config: Any) -> None:
@@ -75,4 +96,4 @@ def on_files(files: Any, config: Any) -> Any:
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
-    return fill_slots(html, _slots) if _slots else html
+    return red_suits(fill_slots(html, _slots) if _slots else html)
