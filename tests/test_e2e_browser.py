@@ -439,6 +439,10 @@ def test_offline_after_one_visit(static_site, browser):
         page.wait_for_function(EDITION_WORKER, timeout=60_000)
         # the reader is told, once, that the edition is now kept on this device
         page.locator(".kb-notice", has_text="这台设备已存下本版").wait_for()
+        # it never takes a tap meant for what lies beneath it, and goes at the reader's next key or tap
+        assert page.locator(".kb-notice").evaluate("e => getComputedStyle(e).pointerEvents") == "none"
+        page.keyboard.press("Shift")
+        page.locator(".kb-notice").wait_for(state="detached", timeout=1000)
         # the print edition's link tells its size (a PDF is not part of the offline cache)
         page.locator('a[type="application/pdf"]', has_text="MB").wait_for()
         # the whole edition is cached once the worker is active and controls the page

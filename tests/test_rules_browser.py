@@ -55,6 +55,8 @@ def test_mahjong_calculator_on_a_phone(request, page, host, script, total, name,
     assert total in page.inner_text(".kb-out") and name in page.inner_text(".kb-items")
     pays = page.locator(".kb-pay li").all_inner_texts()
     assert len(pays) == 3 and sum("1底 5台" in x for x in pays) == 1   # the dealer (对家) pays 4 + 作庄 1
+    # and the total says so: a director reading 合计 alone would undercharge the dealer
+    assert ("对家付 5台" if script == "hans" else "對家付 5台") in page.inner_text(".kb-total")
     link = page.locator(".kb-items a.kb-clause").first
     href = link.get_attribute("href")
     assert href and "twmj16/patterns/#patterns-" in href
@@ -188,3 +190,12 @@ def test_mahjong_situations_are_toggles_and_the_hand_survives_back(static_site, 
     page.tap('button.kb-tile[data-code="2z"]')
     tally = page.inner_text(".kb-hand-view")
     assert "1/17" in tally and "碰：南（还差 2 张）" in tally and "须为" not in tally and "没有暗牌" not in tally
+    # 清除 began a new hand: 杠上开花 was the last hand's, and is off
+    assert page.inner_text(".kb-sit-shown") == "无"
+    assert page.get_attribute('.kb-sit[data-sit="杠上"]', "aria-pressed") == "false"
+    # the 碰 complete, the next tap is a concealed tile again, as the 暗牌 key shows
+    page.tap('button.kb-tile[data-code="2z"]')
+    page.tap('button.kb-tile[data-code="2z"]')
+    assert "暗牌" in page.inner_text(".kb-kind.kb-on")
+    page.tap('button.kb-tile[data-code="1m"]')
+    assert page.input_value("#kb-mj-line") == "1m 碰2z2z2z"

@@ -175,22 +175,28 @@
         var last = secs[secs.length - 1], need = (kind === "吃" || kind === "碰") ? 3 : 4;
         var same = last && last.indexOf(kind) === 0 && !(kind === "杠" && last.indexOf("暗杠") === 0);
         if (same && tiles(last) < need) secs[secs.length - 1] = last + code; else secs.push(kind + code);
+        // a meld complete, the next tap is a concealed tile again (as the 暗牌 key then shows)
+        if (tiles(secs[secs.length - 1]) === need) setKind("");
       }
       line.value = secs.join(" ");
       showHand(); save();
     }
-    mj.querySelectorAll(".kb-kind").forEach(function (b) {
-      b.addEventListener("click", function () {
-        kind = b.dataset.kind;
-        mj.querySelectorAll(".kb-kind").forEach(function (x) { x.classList.toggle("kb-on", x === b); });
-      });
-    });
-    mj.querySelector('.kb-kind[data-kind=""]').classList.add("kb-on");
+    var kinds = mj.querySelectorAll(".kb-kind:not(.kb-sit)");
+    function setKind(k) {
+      kind = k;
+      kinds.forEach(function (x) { x.classList.toggle("kb-on", x.dataset.kind === k); });
+    }
+    kinds.forEach(function (b) { b.addEventListener("click", function () { setKind(b.dataset.kind); }); });
+    setKind("");
     mj.querySelectorAll(".kb-tile").forEach(function (b) {
       b.addEventListener("click", function () { tap(b.dataset.code, b.classList.contains("kb-flower")); });
     });
+    // a new hand: no tiles, no special situation (杠上开花 is one hand's, not the next one's); the
+    // table's settings (胡法, 庄家, 连庄, 圈风) stay
     mj.querySelector('[data-act="clear"]').addEventListener("click", function () {
-      history.push(line.value); line.value = ""; out.textContent = ""; showHand(); save();
+      history.push(line.value); line.value = ""; out.textContent = "";
+      sits.forEach(function (b) { b.setAttribute("aria-pressed", "false"); });
+      setKind(""); showSits(); showHand(); save();
     });
     mj.querySelector('[data-act="back"]').addEventListener("click", function () {
       if (history.length) line.value = history.pop();
@@ -261,7 +267,14 @@
           });
           out.appendChild(p);
         }
-        out.appendChild(el("p", "kb-total", msgs.total + "：" + d.total + "台"));
+        // what a payer pays when it is not the total (the dealer's 作庄 and 连庄 when another wins)
+        var total = el("p", "kb-total", msgs.total + "：" + d.total + "台");
+        var differ = r.data.payments.filter(function (x) { return x.tai !== d.total; });
+        if (differ.length) {
+          total.appendChild(document.createTextNode("；" + differ.map(function (x) { return x.payer + msgs.pays + " " + x.tai + "台"; })
+            .join("、") + "（" + msgs.seePay + "）"));
+        }
+        out.appendChild(total);
         var pay = el("div", "kb-pay");
         pay.appendChild(el("p", "kb-pay-head", msgs.pay));
         var ul = el("ul");
@@ -315,8 +328,9 @@
         b.addEventListener("click", function () {
           load(ex); show(ex);
           list.querySelectorAll(".kb-worked-case").forEach(function (x) { x.setAttribute("aria-pressed", String(x === b)); });
-          // the answer sits above the list: bring it (and the input it answers) into view
-          if (input.scrollIntoView) input.scrollIntoView({ block: "start", behavior: "smooth" });
+          // the answer sits above the list: bring it (and the input it answers, under kb serve) into view
+          var top = served ? input : bout;
+          if (top.scrollIntoView) top.scrollIntoView({ block: "start", behavior: "smooth" });
         });
         li.appendChild(b);
         list.appendChild(li);

@@ -50,17 +50,22 @@
       if (hit) location.href = href; else notice(message || "");
     }, function () { location.href = href; });
   }
-  // a short message at the bottom of the window, gone after ``ms`` (8 s) or at a tap on it
+  // a short message at the bottom of the window, gone after ``ms`` (8 s) or at the reader's next
+  // tap or key anywhere; a tap goes through it to what lies beneath (a keypad's 计台, a link)
   function notice(text, ms) {
     var box = document.querySelector(".kb-notice");
     if (!box) {
       box = document.body.appendChild(el("div", "kb-notice"));
-      box.addEventListener("click", function () { clearTimeout(notice.timer); box.remove(); });
+      box.gone = function () {
+        clearTimeout(notice.timer); box.remove();
+        document.removeEventListener("pointerdown", box.gone, true); document.removeEventListener("keydown", box.gone, true);
+      };
+      document.addEventListener("pointerdown", box.gone, true); document.addEventListener("keydown", box.gone, true);
     }
     box.setAttribute("role", "status");
     box.textContent = text;
     clearTimeout(notice.timer);
-    notice.timer = setTimeout(function () { box.remove(); }, ms || 8000);
+    notice.timer = setTimeout(box.gone, ms || 8000);
   }
 
   // --- the print editions (PDF): their size shown; offline, opened only if this device kept one

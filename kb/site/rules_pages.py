@@ -83,7 +83,7 @@ def mahjong_page(r: Any) -> str:
             "basis": r.t("依据"), "empty": r.t("点选上方的牌张，手牌就显示在这里"),
             "more": r.t("多了 {n} 张"), "short": r.t("还差 {n} 张"), "used": r.t("所算的手牌与情形"), "dealer": r.t("庄家"), "seat": r.t("胡牌者门风"),
             "round": r.t("圈风"), "streak": r.t("连庄"),
-            "none": r.t("无")}
+            "none": r.t("无"), "pays": r.t("付"), "seePay": r.t("各家所付见下方结算")}
     melds = {k: r.t(v) for k, v in (("chi", "吃"), ("pon", "碰"), ("kan", "明杠"), ("ankan", "暗杠"))}
     # the winner's 门风 follows from who deals (settlement.WINNER_SEAT): shown, not chosen
     seats = {d: r.t(f"{WIND_NAMES[n - 1]}（开门序第 {n} 家）") for d, n in WINNER_SEAT.items()}
@@ -148,7 +148,7 @@ def bridge_page(r: Any) -> str:
             "error": r.t("无法裁定"), "basis": r.t("依据"), "worked": r.t("选一个最接近的情形（裁定已按规则算好）")}
     return f"""# {r.t('桥牌裁定助手')}
 
-{r.t('选择问题，再点下面最接近的情形：裁定用文字说明情况，并列出所据条款。有裁定服务时，也可以按情况修改输入（JSON，各字段见')}[{r.t('目录')}](index.md){r.t('）再按“裁定”。')}
+{r.t('选择问题，再点下面最接近的情形：裁定用文字说明情况，并列出所据条款。')}
 
 <link rel="stylesheet" href="../../assets/rules.css">
 <div id="kb-br" class="kb-calc" markdown="0" data-api="/api/rules/bridge/" data-script="{r.script}" data-hrefs="{_attr(hrefs)}"
@@ -156,6 +156,7 @@ def bridge_page(r: Any) -> str:
 <label class="kb-line-label" for="kb-br-q">{r.t('问题')}</label>
 <select id="kb-br-q" class="kb-select">{options}</select>
 <div class="kb-br-input">
+<p class="kb-used">{r.t('有裁定服务：也可以按情况修改输入（JSON，各字段见')}<a href="../">{r.t('目录')}</a>{r.t('）再按“裁定”。')}</p>
 <label class="kb-line-label" for="kb-br-in">{r.t('输入')}</label>
 <textarea id="kb-br-in" class="kb-json" rows="6" spellcheck="false"></textarea>
 <div class="kb-actions"><button type="button" class="md-button md-button--primary" data-act="go">{r.t('裁定')}</button></div>
