@@ -68,7 +68,7 @@ def test_new_rulings_read_for_a_director():
     assert "庄家却从明手（北家）引出♣Q" in situation("庄家从错误方位引牌，被要求收回：从正确方位引牌")
     assert "东家手中有 ♠A ♣3，没有红心" in situation("同伴无引牌花色，无法履行：可打任何牌")
     assert situation("下一墩后发现多打一张，无法确定暴露哪张：留最大的合法牌") == \
-        "第4墩首引梅花，一家对该墩打出了两张牌 ♣Q ♣4，双方均已对下一墩出牌后被指出。"
+        "第4墩引出梅花，一家对该墩打出了两张牌 ♣Q ♣4，双方均已对下一墩出牌后被指出。"
     assert "罚则要求他引出红心；他引出了♠A" in situation("庄家要求引红心，他有红心却引黑桃，构成藏牌")
     hant = to_hant(situation("庄家从错误方位引牌，被要求收回：从正确方位引牌"))
     assert "莊家卻從明手（北家）引出♣Q" in hant

@@ -34,10 +34,10 @@ BRIDGE_LABELS = {   # every input field of every bridge example (LABELS_BY_FUNCT
     "inadvertent": "因疏忽而暴露", "count_of_penalty_cards": "同时暴露的牌数",
     "penalty_cards": "罚张", "kind": "罚张种类", "turn": "出牌时机", "suits": "庄家指名的花色",
     "declarer_option": "庄家的选择", "revoke_trick": "藏牌所在的墩", "offender": "违规者",
-    "declarer": "庄家", "events": "藏牌以后发生的事", "illegal_inquiry": "违规询问对方是否藏牌",
+    "declarer": "庄家", "events": "藏牌以后发生的事", "illegal_inquiry": "藏牌是以违反61B的方式指出的",
     "revoke_trick_winner": "赢得藏牌墩的一家", "later_tricks_won": "违规方此后赢得的墩",
     "second_revoke_same_suit": "同一花色第二次藏牌",
-    "offender_won_later_with_legal_card": "违规者以合法牌张赢得后来的牌墩",
+    "offender_won_later_with_legal_card": "违规者用藏牌时本可合法打出的牌张在藏牌以后赢墩",
     "faced_card": "藏牌出于摊在桌面上的牌（罚张、摊牌者或明手的牌）", "after_next_deal_call": "下一副已有人叫牌后才指出",
     "after_round_end": "一轮结束后才指出",
     "hands_returned": "四手牌已收回牌套", "required_cards": "罚则要求打出的牌（其中一张）",
@@ -163,7 +163,7 @@ def bridge_value(function: str, key: str, value: Any) -> str:
 
 
 def _led(i: dict) -> str:
-    return f"本墩首引{suit(i['led_suit'])}" if i.get("led_suit") else "轮到他首引"
+    return f"本墩引出{suit(i['led_suit'])}" if i.get("led_suit") else "轮到他引牌"
 
 
 def _void(i: dict, hand: str = "hand") -> str:
@@ -181,7 +181,7 @@ def _legal_cards(i: dict) -> str:
 def _trick_winner(i: dict) -> str:
     plays = "、".join(f"{seat(next_seat(i['leader'], k))}{card(c)}" for k, c in enumerate(i["cards_in_order"]))
     trump = "无将定约" if suit(i.get("trump")) == "无将" else f"将牌为{suit(i['trump'])}"
-    return f"{trump}，{seat(i['leader'])}首引；依次打出：{plays}。"
+    return f"{trump}，{seat(i['leader'])}引牌；依次打出：{plays}。"
 
 
 def _designate(i: dict) -> str:
@@ -189,7 +189,7 @@ def _designate(i: dict) -> str:
     if i.get("current_trick_cards"):
         parts.append(f"本墩已打出 {cards(i['current_trick_cards'])}，明手第{len(i['current_trick_cards']) + 1}家出牌")
     elif i.get("led_suit"):
-        parts.append(f"本墩首引{suit(i['led_suit'])}")
+        parts.append(f"本墩引出{suit(i['led_suit'])}")
     else:
         parts.append("由明手引牌")
     if i.get("previous_trick_winning_suit"):
@@ -210,7 +210,7 @@ def _penalty_card_obligations(i: dict) -> str:
     parts = [f"防守方一家有{kind} {cards(i['penalty_cards'])} 摊在桌上"]
     parts.append(TURNS[i["turn"]])
     if i.get("led_suit"):
-        parts.append(f"本墩首引{suit(i['led_suit'])}")
+        parts.append(f"本墩引出{suit(i['led_suit'])}")
     if i.get("hand"):
         parts.append(f"{'同伴' if i['turn'] == 'partner_lead' else '违规者'}手中有 {cards(i['hand'])}{_void(i)}")
     if i.get("declarer_option") and i.get("suits"):
@@ -224,7 +224,9 @@ def _penalty_card_obligations(i: dict) -> str:
 def _is_revoke(i: dict) -> str:
     led = i.get("led_suit")
     verb = "打出" if led else "引出"
-    parts = [f"本墩首引{suit(led)}，一家手中有 {cards(i['hand'])}" if led else f"一家引牌，手中有 {cards(i['hand'])}"]
+    # a card the penalty requires may be a penalty card face up on the table: he holds it, not in his hand
+    has = "持有" if i.get("required_cards") else "手中有"
+    parts = [f"本墩引出{suit(led)}，一家{has} {cards(i['hand'])}" if led else f"一家引牌，{has} {cards(i['hand'])}"]
     if i.get("required_cards"):
         parts.append(f"罚则要求他打出{cards(i['required_cards'])}{'中的一张' if len(i['required_cards']) > 1 else ''}")
     if i.get("required_suit"):
@@ -238,7 +240,7 @@ def _revoke_established(i: dict) -> str:
         parts.append(f"庄家为{seat(i['declarer'])}")
     parts.append(("此后：" + "；".join(event(e) for e in i["events"])) if i.get("events") else "此后尚无人出牌")
     if i.get("illegal_inquiry"):
-        parts.append("有人违规询问对方是否藏牌")
+        parts.append("藏牌是以违反第61条B款的方式指出的（如防家询问同伴是否藏牌）")
     if i.get("hands_returned"):
         parts.append("四手牌已收回牌套")
     return "，".join(parts) + "。"
@@ -253,7 +255,7 @@ def _revoke_adjustment(i: dict) -> str:
     if i.get("second_revoke_same_suit"):
         parts.append("这是同一花色的第二次藏牌")
     if i.get("offender_won_later_with_legal_card"):
-        parts.append("违规者后来以合法打出的牌赢得牌墩")
+        parts.append("违规者后来用藏牌时本可合法打出的牌张赢得一墩")
     if i.get("faced_card"):
         parts.append("藏牌出于摊在桌面上的牌（罚张、摊牌者或明手的牌）")
     if i.get("after_next_deal_call"):
@@ -332,7 +334,7 @@ def _lead_out_of_turn(i: dict) -> str:
 
 def _premature_play(i: dict) -> str:
     off, mate = i["offender"], partner(i["offender"])
-    parts = [f"本墩首引{suit(i['led_suit'])}，防家{seat(off)}在同伴{seat(mate)}出牌之前过早打出{card(i['card'])}"]
+    parts = [f"本墩引出{suit(i['led_suit'])}，防家{seat(off)}在同伴{seat(mate)}出牌之前过早打出{card(i['card'])}"]
     if i.get("declarer_and_dummy_played"):
         parts[0] += "，此时庄家与明手均已对本墩出牌"
     option = i.get("declarer_option")
@@ -360,7 +362,7 @@ def _simultaneous_play(i: dict) -> str:
 
 def _defective_trick(i: dict) -> str:
     when = "双方均已对下一墩出牌后" if i.get("discovered_after_next_trick") else "双方对下一墩出牌之前"
-    head = f"第{i['trick']}墩首引{suit(i['led_suit'])}，"
+    head = f"第{i['trick']}墩引出{suit(i['led_suit'])}，"
     if i["fault"] == "omitted":
         return head + f"一家没有对该墩出牌（漏打），{when}被指出；他手中有 {cards(i['hand'])}{_void(i)}。"
     many = i.get("cards_in_trick", [])

@@ -171,7 +171,7 @@ def call_out_of_rotation(offender: Any, turn: Any, call: Any, called_over_by: An
             return AuctionRuling(clauses=cids("29A"), stands=True,
                                  explanation=f"{situation}；违规者的下家{SEAT_NAMES[over]}接着叫牌，处罚权丧失，越序叫牌被接受（29A）。")
         raise KbError(f"called_over_by: {SEAT_NAMES[over]}不是轮到叫牌者，也不是违规者的下家")
-    head = f"{situation}：越序叫牌予以取消，由{SEAT_NAMES[tn]}依序叫牌，违规者轮到时可作任何合法叫牌（29B）；"
+    head = f"{situation}：越序叫牌予以取消，由{SEAT_NAMES[tn]}依序叫牌，违规者轮到时可作合法叫牌，但受以下罚则的限制（29B）；"
     conv = parse_bool(conventional, "conventional")
     called_before = parse_bool(offender_called_before, "offender_called_before")
     rho_call = None if rho_next_call is None else parse_call(rho_next_call, "rho_next_call")

@@ -18,7 +18,7 @@ from kb.rules.bridge.cards import (
 )
 
 LEAD_OUT_OF_TURN_CLAUSES = cids("53A", "53B", "54", "54A", "54B", "54B1", "54C", "54D", "55A", "55B1", "55B2",
-                                "55C", "56", "50D", "50D1", "50D2", "57")
+                                "55C", "56", "50D", "50D1", "50D2", "50D2a", "50D2b", "57")
 CHOICES = ("accept", "declarer_faces_hand", "withdraw")
 CHOICE_NAMES = {"accept": "接受越序引牌", "declarer_faces_hand": "庄家摊牌成为明手", "withdraw": "要求收回"}
 
@@ -65,8 +65,11 @@ def lead_out_of_turn(leader: Any, correct_leader: Any, declarer: Any, card: Any,
     situation = (f"{'首引' if opening else '本墩'}应由{SEAT_NAMES[right]}引牌，{who}越序引出{led.label}")
     if by is not None:
         if by == next_seat(off):
-            return LeadRuling(clauses=cids("53A"), chosen="accept", lead_stands=True, next_to_play=next_seat(by),
-                              explanation=f"{situation}；违规引牌者的下家{SEAT_NAMES[by]}接续打牌，越序引牌成为正常引牌（53A）。",
+            # declarer's (or dummy's) lead out of turn is the defenders' to accept or refuse (55A), as 53 says
+            law = "53A" if defender else "55A、53A"
+            return LeadRuling(clauses=cids("53A") if defender else cids("55A", "53A"), chosen="accept", lead_stands=True,
+                              next_to_play=next_seat(by),
+                              explanation=f"{situation}；违规引牌者的下家{SEAT_NAMES[by]}接续打牌，越序引牌成为正常引牌（{law}）。",
                               declarer=decl, dummy=dummy)
         if next_seat(by) == off:
             return LeadRuling(clauses=cids("53B", "57"), chosen="accept", lead_stands=True,
@@ -111,7 +114,7 @@ def lead_out_of_turn(leader: Any, correct_leader: Any, declarer: Any, card: Any,
         if opening:
             text += "；或庄家摊牌，他成为明手而明手成为庄家（54A）"
         text += (f"；或要求收回：{led.label}成为重罚张（56），由{SEAT_NAMES[right]}引牌，"
-                 f"{'其同伴' if right == partner(off) else '引牌者'}引牌时庄家可按第50条D款选择要求或禁止引出该花色（50D2）。")
+                 f"{'其同伴' if right == partner(off) else '引牌者'}引牌时庄家可按第50条D款选择要求或禁止引出该花色，也可不加限制（50D2）。")
         clauses = ["53A"] + (["54B", "54B1", "54A"] if opening else []) + ["56", "50D2"]
         return LeadRuling(clauses=cids(*clauses), options=tuple(opts), declarer=decl, dummy=dummy, explanation=text)
     if pick == "declarer_faces_hand":
@@ -129,9 +132,10 @@ def lead_out_of_turn(leader: Any, correct_leader: Any, declarer: Any, card: Any,
                                           f"手中打出（54B1）。")
         return LeadRuling(clauses=cids("53A"), chosen=pick, lead_stands=True, next_to_play=next_seat(off), declarer=decl, dummy=dummy,
                           explanation=f"{situation}；庄家接受，越序引牌成为正常引牌（53A），由{SEAT_NAMES[next_seat(off)]}接着打牌。")
-    clauses = (["54D"] if opening else []) + ["56", "50D", "50D2" if right == partner(off) else "50D1"]
+    clauses = (["54D"] if opening else []) + ["56", "50D"] + (["50D2a", "50D2b"] if right == partner(off) else ["50D1"])
     return LeadRuling(clauses=cids(*clauses), chosen=pick, next_to_play=right, penalty_cards=(str(led),), declarer=decl, dummy=dummy,
                       explanation=f"{situation}；庄家要求收回{'（54D）' if opening else ''}：{led.label}成为重罚张（56），"
                                   f"应用第50条D款：由{SEAT_NAMES[right]}引牌"
-                                  + (f"，庄家可要求或禁止其引出{led.label}的花色（50D2）。" if right == partner(off)
+                                  + (f"，庄家可要求或禁止其引出{led.label}的花色（50D2a；如此{led.label}不再是罚张，收回），"
+                                     f"也可不加限制，{SEAT_NAMES[right]}可引任何牌张，{led.label}仍为罚张（50D2b）。" if right == partner(off)
                                      else "；该罚张须于第一次合法机会打出（50D1）。"))

@@ -28,7 +28,7 @@ from kb.rules.bridge.play import legal_set
 IS_REVOKE_CLAUSES = cids("61A", "44A", "44C", "44D", "59")
 REVOKE_ESTABLISHED_CLAUSES = cids("61B", "62A", "62B1", "62B2", "62C1", "62D1", "62D2", "63A", "63A1", "63A2",
                                   "63A3", "63B", "63C", "64B6", "64C")
-REVOKE_ADJUSTMENT_CLAUSES = cids("64A1", "64A2", "64B1", "64B2", "64B3", "64B4", "64B5", "64B6", "64C")
+REVOKE_ADJUSTMENT_CLAUSES = cids("64A1", "64A2", "64B1", "64B2", "64B3", "64B4", "64B5", "64B6", "64C", "62D1")
 
 ACTIONS = ("lead", "play", "name", "claim", "concede", "acquiesce")
 ACTION_NAMES = {"lead": "引出", "play": "打出", "name": "指明", "claim": "作出声称",
@@ -94,7 +94,7 @@ def is_revoke(hand: Any, led_suit: Any, card: Any, required_cards: Any = None,
         able = [c for c in must if c in legal]
         names = labels(sort_cards(must))
         if able and played not in able:
-            return RevokeCheck(clauses=cids("61A", "44C"), revoke=True,
+            return RevokeCheck(clauses=cids("61A"), revoke=True,
                                explanation=f"{where}，罚则要求打出{names}{'中的一张' if len(must) > 1 else ''}，"
                                            f"他本来能够打出却打出{played.label}，构成藏牌（61A）。")
         if not able:
@@ -317,7 +317,10 @@ def revoke_adjustment(revoke_trick: Any, revoke_trick_winner: Any, offender: Any
     if exceptions:
         why = "；".join(f"{reasons[k]}（{k}）" for k in exceptions)
         text = f"第{trick}墩{who}的藏牌成立但不判罚：{why}。{tail}"
-        return RevokeAdjustment(clauses=cids(*exceptions, "64C"), explanation=text, tricks_transferred=0,
+        twelfth = ["62D1"] if "64B6" in exceptions else []
+        if twelfth:
+            text += "第12墩的藏牌即使已经成立，在四手牌收回牌套前发现仍须改正（62D1）。"
+        return RevokeAdjustment(clauses=cids(*exceptions, "64C", *twelfth), explanation=text, tricks_transferred=0,
                                 rule=exceptions[0], exceptions=tuple(exceptions), transferred_to=other,
                                 cap=cap)
     if winner == off:
