@@ -424,6 +424,23 @@ def test_nothing_found_says_which_laws_are_here(static_site, page):
     assert status.startswith("没有找到相关条款。本库收录：中国桥牌竞赛规则（1999）第27–71条，另有第26条的残句；1997 年桥牌规则")
 
 
+def test_a_question_about_a_law_not_held_says_so_with_its_results(static_site, page):
+    """Hesitation is Law 16's, not held: the results (the nearest clauses held) come with a notice
+    that says so, in the edition's script, in both search boxes; a mahjong question has none."""
+    page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("同伴想了很久才不叫，我还能加叫吗"))
+    assert top_ids(page)
+    assert page.inner_text("#kb-status .kb-outside") == \
+        "此问可能涉及桥牌规则第16条（非法信息），本库未收录；下列是本库所收最接近的条款，未必适用。"
+    page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("藏牌转移几墩"))
+    assert top_ids(page) and page.locator("#kb-status .kb-outside").count() == 0
+    page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("犹豫了才喊碰") + "&work=twmj16")
+    assert top_ids(page) and page.locator("#kb-status .kb-outside").count() == 0
+    page.goto(f"{static_site}/hant/cbr1999/law-45/")
+    page.fill(".kb-hsearch-input", "旁觀者講話怎麼辦")
+    page.wait_for_selector(".kb-hsearch ol[data-kb-state=done]", state="attached")
+    assert "可能涉及橋牌規則第76條（旁觀者），本庫未收錄" in page.inner_text(".kb-hsearch-status .kb-outside")
+
+
 # The page is controlled by its edition's worker (which has cached the edition when it takes
 # control), not by the site root's (which only answers for the root page).
 EDITION_WORKER = ("navigator.serviceWorker.controller !== null && navigator.serviceWorker.controller.scriptURL"

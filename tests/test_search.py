@@ -902,6 +902,52 @@ def test_cli_says_what_is_held_when_nothing_is_found(capsys, monkeypatch, sessio
     assert capsys.readouterr().out == f"# Law 16\n{held}\n# 第16条\n{held}\n"
 
 
+def test_a_question_about_a_law_not_held_is_told_so_with_its_results(capsys, session_build):
+    """Hesitation (Law 16) or an appeal (Law 92) finds only the nearest clauses held: kb search
+    says first that the question may concern a law that is not here, in either script and in
+    English; not when the question names mahjong or is limited to the mahjong book."""
+    from kb.search.cli import main
+    from kb.search.outside import concerns, notice
+    assert [o.law for o in concerns("同伴想了很久才不叫，我还能加叫吗")] == [16]
+    assert [o.law for o in concerns("旁觀者講話怎麼辦")] == [76]
+    assert [o.law for o in concerns("Partner HESITATED before passing")] == [16]
+    assert [o.law for o in concerns("申诉委员会怎么组成")] == [92, 93]
+    assert concerns("麻将 犹豫了才喊碰") == [] and concerns("犹豫了才喊碰", "twmj16") == []
+    assert concerns("藏牌转移几墩") == [] and concerns("45C4b 不经停顿改正") == []
+    assert notice(concerns("申诉期限")) == "此问可能涉及桥牌规则第92条（申诉权），本库未收录；下列是本库所收最接近的条款，未必适用。"
+    assert main(["同伴想了很久才不叫，我还能加叫吗", "--limit", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("此问可能涉及桥牌规则第16条（非法信息）") and lines[1].startswith("1. ")
+    assert main(["藏牌转移几墩", "--limit", "1"]) == 0
+    assert capsys.readouterr().out.startswith("1. cbr1999 64A")
+
+
+def test_laws_said_to_be_outside_are_not_held_and_not_mahjong_words(records, tmp_path):
+    """The notice is true: no law of the table is held by a bridge book (a row naming a held law
+    fails the build, naming the file and line), and no word of it is the mahjong rules' own."""
+    import shutil
+
+    from kb.curated import DATA_DIR
+    from kb.errors import KbError
+    from kb.search.outside import TABLE, check_outside, outside_laws
+    check_outside(records.values())
+    mahjong = " ".join(" ".join([r.text_hans, r.title_hans, *r.subjects, *r.questions]).lower()
+                       for r in records.values() if r.work == "twmj16")
+    assert not [(o.law, w) for o in outside_laws() for w in o.words if w in mahjong]
+    (tmp_path / "search").mkdir()
+    shutil.copy(DATA_DIR / TABLE.path, tmp_path / TABLE.path)
+    with open(tmp_path / TABLE.path, "a", encoding="utf-8") as f:
+        f.write("64\t藏牌成立后的处理程序\t藏牌\n")
+    lines = (tmp_path / TABLE.path).read_text(encoding="utf-8").count("\n")
+    with pytest.raises(KbError, match=rf"outside\.tsv:{lines}: law 64 is held by cbr1999"):
+        check_outside(records.values(), tmp_path)
+    with open(tmp_path / TABLE.path, "a", encoding="utf-8") as f:
+        f.write("65\t牌墩的处理\t牌墩、Trick\n")
+    with pytest.raises(KbError, match=rf"outside\.tsv:{lines + 1}: word 'Trick' is not a Simplified, lower-case word"):
+        (tmp_path / "x").mkdir()
+        outside_laws(tmp_path / "x" / "..")      # another root (the table is cached by root): read afresh
+
+
 def test_holdings_runs_of_laws_in_registry_order():
     from kb.records import Record
     from kb.works import holdings

@@ -292,6 +292,19 @@
     });
   }
 
+  // A question that may concern a law no bridge book here holds (Law 16's hesitation, Law 92's
+  // appeal) is told so with its results, unless the search is limited to another book or the
+  // question names another game; the table (data-msg-outside) is kb/data/search/outside.tsv, as
+  // kb/search/outside.py (concerns) reads it.
+  function outsideNotice(labels, q, work) {
+    if (!labels.outside) return "";
+    var t = labels.outsideTable || (labels.outsideTable = JSON.parse(labels.outside));
+    var lq = q.toLowerCase();
+    if (work && t.works.indexOf(work) < 0 || t.games.some(function (g) { return lq.indexOf(g) >= 0; })) return "";
+    var found = t.laws.filter(function (l) { return l[1].some(function (w) { return lq.indexOf(w) >= 0; }); });
+    return found.length ? fmt(t.notice, { laws: found.map(function (l) { return l[0]; }).join("、") }) : "";
+  }
+
   function labelsOf(node) {
     var out = {};
     Array.prototype.forEach.call(node.attributes, function (a) {
@@ -328,6 +341,8 @@
           var none = !work && labels["none-all"] || labels.none;
           status.textContent = fmt(!results.length ? none : more ? labels["count-more"] : labels.count,
                                    { q: q, n: results.length, coverage: labels.coverage || "" });
+          var outside = outsideNotice(labels, q, work);
+          if (outside) status.appendChild(el("span", "kb-outside", outside));
         }
         list.setAttribute("data-kb-state", "done");
         if (done) done(results, asked);

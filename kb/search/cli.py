@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from kb.errors import KbError
+from kb.search.outside import concerns, notice
 from kb.works import holdings
 
 
@@ -119,16 +120,18 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
         """What the knowledge base holds (the records read once, when first needed)."""
         return holdings(read_jsonl(args.records or default_records()))
 
-    def format_results(results: list[dict[str, Any]]) -> str:
+    def format_results(results: list[dict[str, Any]], q: str) -> str:
+        # a question that may concern a law not held (Law 16's hesitation) is told so first
+        said = notice(concerns(q, args.work))
         if results:
-            return format_people(results)
+            return (said + "\n" if said else "") + format_people(results)
         # found nothing (Law 16): say what is here, so that a director knows where not to look
-        return "no results. " + coverage()
+        return "no results. " + coverage() + (" " + said if said else "")
 
     if query != "-":
         results = engine.search(query, **opts)
         stdout.write((json.dumps(results, ensure_ascii=False) if args.json
-                      else format_results(results)) + "\n")
+                      else format_results(results, query)) + "\n")
         return 0
 
     status = 0
@@ -142,7 +145,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
         if args.json:
             stdout.write(json.dumps(results, ensure_ascii=False) + "\n")
         else:
-            stdout.write(f"# {line}\n{format_results(results)}\n")
+            stdout.write(f"# {line}\n{format_results(results, line)}\n")
         stdout.flush()
     return status
 
