@@ -176,20 +176,26 @@ def test_drawing_a_tile_too_many_or_too_few_is_a_dead_hand(engine: SearchEngine)
 
 
 def test_quoted_phrase_is_required_and_exact(engine: SearchEngine):
-    assert ids(engine.search('"重罚张必须"')) == ["cbr1999:50D1"]
-    assert ids(engine.search('「重罰張必須」')) == ["cbr1999:50D1"]
-    # both words occur in 45C5, but not as this phrase
-    assert "cbr1999:45C5" in with_twins(engine.search("重罚张 必须"))
-    assert "cbr1999:45C5" not in with_twins(engine.search('"重罚张必须"'))
+    """A phrase many clauses hold as typed filters: every result holds it."""
+    got = engine.search('"重罚张"', limit=10)
+    assert len(got) >= 5 and all("重罚张" in engine.ranker.phrase_text(engine.by_id[r["id"]]) for r in got)
+    assert ids(engine.search('"重罚张必须"'))[0] == "cbr1999:50D1"
+    assert ids(engine.search('「重罰張必須」'))[0] == "cbr1999:50D1"
 
 
-def test_a_quoted_phrase_no_clause_holds_counts_as_words(engine: SearchEngine):
-    """Words quoted as they were said (庄家只说“草花”) are not a phrase of the rules: when no
-    clause holds the quoted text, its words are searched as the rest of the query is."""
+def test_a_quoted_phrase_few_clauses_hold_is_followed_by_its_words(engine: SearchEngine):
+    """Words quoted as they were said (庄家只说“草花”, 明手问“没有这门花色吗”) are seldom a phrase
+    of the rules: the clauses that hold the quoted text (if any) lead, and what its words find as
+    the rest of the query's do follows them."""
     assert "cbr1999:46B2" in with_twins(engine.search("庄家只说“草花”没说几", limit=3))
     assert ids(engine.search("庄家只说“草花”没说几")) == ids(engine.search("庄家只说草花没说几"))
-    # a phrase some clause holds still filters
-    assert ids(engine.search('明手 “查询藏牌”')) == ["cbr1999:42B1"]
+    # 45C5 holds both words, not the phrase: it follows 50D1, which holds it
+    got = ids(engine.search('"重罚张必须"'))
+    assert got[0] == "cbr1999:50D1" and "cbr1999:45C5" in got[1:]
+    # one clause holds the words the director quotes; the clause on dummy's question follows it
+    got = ids(engine.search("明手能不能提醒庄家“没有这门花色吗”？"))
+    assert got[0] == "cbr1999:61B" and "cbr1999:42B1" in got[1:3]
+    assert ids(engine.search('明手 “查询藏牌”'))[0] == "cbr1999:42B1"
 
 
 # --- script folding -------------------------------------------------------------------

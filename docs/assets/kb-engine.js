@@ -922,12 +922,16 @@
       var named = parsed.work && self.works.indexOf(parsed.work) >= 0 ? parsed.work : null;
       work = work || named; lead = lead || named;
       var ranked = self.ranked(parsed, limit, work, lead), out = [];
-      if (!ranked.length && parsed.groups.some(function (g) { return g.required; })) {
-        // engine.py: a quoted phrase no clause holds as typed counts as ordinary words
+      if (ranked.length < Q.phraseFew && parsed.groups.some(function (g) { return g.required; })) {
+        // engine.py: a quoted phrase few clauses hold as typed: after them, its words as ordinary words
         parsed = self.parse(Array.from(q).map(function (c) { return Q.quotes.indexOf(c) >= 0 ? " " : c; }).join(""));
-        ranked = self.ranked(parsed, limit, work, lead);
+        var placed = new Set();
+        ranked.forEach(function (r) { placed.add(r[0]); if (r[0] in self.twin) placed.add(self.twin[r[0]]); });
+        self.ranked(parsed, limit, work, lead).forEach(function (r) {
+          if (!placed.has(r[0]) && !(r[0] in self.twin && placed.has(self.twin[r[0]]))) ranked.push(r);
+        });
       }
-      ranked.forEach(function (r) { out.push(self.result(r[0], parsed, r[1])); });
+      ranked.slice(0, limit).forEach(function (r) { out.push(self.result(r[0], parsed, r[1])); });
       return out;
     }, preload);
   };

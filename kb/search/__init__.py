@@ -89,6 +89,7 @@ _EXPORTS = {
     "NUMERALS": "kb.search.parse",
     "DEFINITION_RES": "kb.search.parse",
     "MAX_GROUPS": "kb.search.parse",
+    "PHRASE_FEW": "kb.search.parse",
     "MAX_QUERY_CHARS": "kb.search.parse",
     "SYNONYM_WEIGHT": "kb.search.parse",
     "MINED_WEIGHT": "kb.search.parse",

@@ -24,7 +24,7 @@ from kb.errors import KbError
 from kb.search.analysis import normalize
 from kb.search.citations import Cite
 from kb.search.index import IndexData, open_index
-from kb.search.parse import GENERIC_WEIGHT, Group, ParsedQuery, QueryParser, clean_query, unquoted
+from kb.search.parse import GENERIC_WEIGHT, PHRASE_FEW, Group, ParsedQuery, QueryParser, clean_query, unquoted
 from kb.search.rank import CACHE_SIZE, LRU, Ranker
 from kb.search.schema import bare_heading
 from kb.search.snippet import highlight, normal_form, shown_text, under
@@ -127,13 +127,15 @@ class SearchEngine:
             return not law_range or (d["law"] is not None and law_range[0] <= d["law"] <= law_range[1])
 
         allowed = filtered if work or law_range else None
-        ranked = self._ranked(parsed, allowed, self._depth(parsed, limit))
-        if not ranked and any(g.required for g in parsed.groups):
-            # A quoted phrase no clause holds as typed is most often words quoted as they were
-            # said at the table (庄家只说“草花”): its words count as the query's other words do.
+        ranked = self._fold_twins(self._ranked(parsed, allowed, self._depth(parsed, limit)), limit, allowed, lead)
+        if len(ranked) < PHRASE_FEW and any(g.required for g in parsed.groups):
+            # A quoted phrase few clauses hold as typed is most often words quoted as they were said
+            # at the table (庄家只说“草花”, 明手问“没有这门花色吗”): after those clauses, what its words
+            # find as the query's other words do.
             parsed = self.parse(unquoted(q), script)
-            ranked = self._ranked(parsed, allowed, self._depth(parsed, limit))
-        ranked = self._fold_twins(ranked, limit, allowed, lead)
+            more = self._fold_twins(self._ranked(parsed, allowed, self._depth(parsed, limit)), limit, allowed, lead)
+            placed = {m for n, _ in ranked for m in (n, self.twin.get(n)) if m is not None}
+            ranked += [(n, s) for n, s in more if n not in placed and self.twin.get(n) not in placed]
         return [self._result(n, score, parsed) for n, score in ranked[:limit]]
 
     @staticmethod

@@ -33,6 +33,8 @@ from kb.search.synonyms import Synonyms
 
 MAX_QUERY_CHARS = 1000
 MAX_GROUPS = 24
+# Fewer results than this for a quoted phrase: the query's words, unquoted, fill the list after them
+PHRASE_FEW = 3
 SYNONYM_WEIGHT = 0.85
 MINED_WEIGHT = 0.7
 GENERIC_WEIGHT = 0.7   # words of everyday language (not curated, frequent in jieba's dictionary)

@@ -240,7 +240,7 @@ class StaticIndex:
                 "neg": ks.NEG, "irregular": ks.IRREGULAR, "phrase": js_regex(ks.PHRASE_RE), "quotes": ks.QUOTES,
                 "counted": js_regex(ks.COUNTED_RE), "board": js_regex(ks.BOARD_RE), "numerals": ks.NUMERALS,
                 "definition": [js_regex(p) for p in ks.DEFINITION_RES],
-                "maxGroups": ks.MAX_GROUPS, "maxQuery": ks.MAX_QUERY_CHARS,
+                "maxGroups": ks.MAX_GROUPS, "maxQuery": ks.MAX_QUERY_CHARS, "phraseFew": ks.PHRASE_FEW,
                 "synonym": ks.SYNONYM_WEIGHT, "mined": ks.MINED_WEIGHT, "generic": ks.GENERIC_WEIGHT,
                 # a word naming a game, and the family (its place in ``families``) it names
                 "games": {w: families.index(fam) for w, fam in ks.game_words(works.game_names(), self.lex).items()
