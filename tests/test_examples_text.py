@@ -99,3 +99,10 @@ def test_a_reading_says_a_field_once():
     block = t.reading_block({"reading": "N 取 dealer_streak（庄家连庄次数）；dealer 为 true（含自摸）"})
     assert "「庄家连庄次数」；" in block and "（庄家连庄次数）" not in block
     assert "「胡牌者是庄家」成立（含自摸）" in block
+
+
+def test_robbing_a_kong_is_told_as_the_added_tile_not_a_discard():
+    """抢杠 wins the tile another player adds to his 碰: the situation does not call it a discard."""
+    ex = next(e for e in MAHJONG if e["title"].startswith("抢杠"))
+    said = t.mahjong_situation(ex["hand"])
+    assert "抢他人加杠的四索" in said and "打出" not in said, said

@@ -295,3 +295,18 @@ def test_the_menu_opens_at_the_law_being_read(browser, static_site, device):
     assert active.inner_text().strip().startswith("63")
     context.close()
     assert not errors, errors
+
+
+def test_a_one_character_reference_is_a_thumb_sized_target(browser, static_site):
+    """43B1's 上述A款1、2: the "2" is one character wide; a tap a little past it still follows it."""
+    context, pg, errors = new_page(browser, PHONE)
+    pg.goto(f"{static_site}/hans/cbr1999/law-43/#43B1", wait_until="load")
+    link = pg.locator('.kb-clause p a[href="#43A2"]', has_text=re.compile(r"^2$")).first
+    box = link.bounding_box()
+    assert box and box["width"] < 12
+    for dx, dy in ((box["width"] + 4, box["height"] / 2), (-4, box["height"] / 2), (box["width"] / 2, box["height"] + 3)):
+        hit = pg.evaluate("([x, y]) => { const a = document.elementFromPoint(x, y).closest('a');"
+                          " return a ? a.getAttribute('href') : null; }", [box["x"] + dx, box["y"] + dy])
+        assert hit == "#43A2", (dx, dy, hit)
+    context.close()
+    assert not errors, errors

@@ -701,3 +701,13 @@ def test_worked_examples_show_red_suits(built):
     p = Suits()
     p.feed(page)
     assert p.marked >= 10 and p.bare == 0, (p.marked, p.bare)
+
+
+def test_the_comparison_pages_have_an_index(built):
+    """/compare/ lists every law both translations hold, each linking its comparison page."""
+    _, site = built
+    for edition, word in (("hans", "第45条"), ("hant", "第45條")):
+        html = page(site, edition, "compare")
+        links = re.findall(r'<a href="(law-\d+/)">([^<]*)</a>', html)
+        assert [h for h, _ in links] == [f"law-{n}/" for n in range(41, 48)], links
+        assert any(text.startswith(word + " 牌") for h, text in links if h == "law-45/"), links

@@ -86,9 +86,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
         r"(?:(?P<di>第)\s*)?(?P<num>\d{1,3}|" + _CN_NUM + r")\s*[条條]"
         r"(?:\s*(?:第\s*)?(?P<clause>[A-La-l])\s*款"
         r"(?:\s*(?:第\s*)?(?P<item>\d{1,2})\s*[项項]?" + _SUB + r"?)?)?")),
-    # 规则47E2, 規則45C4(b), 规则 64
+    # 规则47E2, 規則45C4(b), 规则 64, 法则62 (a reader's word for the Laws)
     ("rule", re.compile(
-        r"(?:规则|規則)\s*(?P<num>\d{1,3})(?:\s*(?P<clause>[A-La-l])"
+        r"(?:规则|規則|法则|法則)\s*(?P<num>\d{1,3})(?:\s*(?P<clause>[A-La-l])"
         r"(?:\s*(?P<item>\d{1,2})" + _SUB + r"?)?)?(?![0-9])")),
     # Law 47 E 2, law 62 D 1: spaced, with a capital clause letter (law 64 a player: a word)
     ("law", re.compile(

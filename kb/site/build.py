@@ -103,7 +103,10 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
             write(page, r.law_page(page, layout.pages[page]))
             entries.append({f"{law.law} {r.field(law, 'title') or r.t('（残篇）')}": page})
         nav.append({work.title(script): entries})
-    compare = []
+    compare: list = []
+    if layout.compared:
+        write("compare/index.md", r.compare_index())
+        compare.append("compare/index.md")
     for number in layout.compared:
         write(f"compare/law-{number}.md", r.compare_page(number))
         compare.append({r.t(f"第{number}条"): f"compare/law-{number}.md"})

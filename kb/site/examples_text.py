@@ -438,10 +438,12 @@ def mahjong_situation(hand: dict) -> str:
     if hand.get("flower_win"):
         how = f"以{hand['flower_win']}花胡" + ("（配牌时即成）" if hand.get("at_deal") else "")
     else:
-        how = f"{'自摸' if hand.get('self_drawn') else '胡他人打出的'}{tile_name(hand['winning_tile'])}" \
-            if hand.get("winning_tile") else ("自摸" if hand.get("self_drawn") else "胡他人打出的牌")
+        # 抢杠 wins the tile another player adds to his 碰, not a discard
+        source = "自摸" if hand.get("self_drawn") else ("抢他人加杠的" if hand.get("robbing_kan") else "胡他人打出的")
+        how = f"{source}{tile_name(hand['winning_tile'])}" if hand.get("winning_tile") else \
+            ("自摸" if hand.get("self_drawn") else source + "牌")
         extras = [hand["timing"]] if hand.get("timing") else []
-        extras += [name for key, name in (("after_kan", "杠上开花"), ("last_tile", "海底"), ("robbing_kan", "抢杠"))
+        extras += [name for key, name in (("after_kan", "杠上开花"), ("last_tile", "海底"))
                    if hand.get(key)]
         if extras:
             how += f"（{'、'.join(extras)}）"

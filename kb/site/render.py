@@ -347,6 +347,16 @@ class Renderer:
         return (f'<p class="kb-pdf kb-print-hide"><a href="{pdf_href(work, self.script)}" type="application/pdf" '
                 f'data-msg-offline="{offline}" data-msg-file="{download}">{self.t("打印版（PDF）")}</a></p>\n')
 
+    def compare_index(self) -> str:
+        """The list of the comparison pages: each law both translations hold, with its title."""
+        names = "、".join(self.t(WORK_TITLES[w][0]) for w in self.pair(self.layout.compared[0]))
+        out = [front_matter(title=self.t("两译本对照")), f"# {self.t('两译本对照')}\n",
+               self.t(f"{names}都收录的各条，逐款并列：") + "\n"]
+        for law in self.layout.compared:
+            first = self.layout.by_id[f"{self.pair(law)[0]}:{law}"]
+            out.append(f"- [{self.t(f'第{law}条')} {escape(self.field(first, 'title'))}](law-{law}.md)")
+        return "\n".join(out) + "\n"
+
     def compare_page(self, law: int) -> str:
         """The two translations of one law, clause by clause, in two columns (stacked on a phone)."""
         page = f"compare/law-{law}.md"
