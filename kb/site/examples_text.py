@@ -54,6 +54,14 @@ BRIDGE_LABELS = {   # every input field of every bridge example (LABELS_BY_FUNCT
     "cards": "一次打出的牌", "visible": "能看到的牌", "defender": "出牌者为防家", "designated": "指定打出的牌",
     "discovered_after_next_trick": "双方均已对下一墩出牌后才发现", "trick": "有缺陷的牌墩", "fault": "缺陷",
     "cards_in_trick": "违规者放入该墩的牌", "exposed": "暴露的牌",
+    "action": "明手的行为", "after_breach": "明手此前已违反43A2的限制", "attention_drawn": "另一赛员已指出违规",
+    "declarer_revoked": "庄家确已藏牌", "exposed_by": "暴露牌张的一家", "faced_hand": "庄家摊开手中的牌",
+    "after_opening_lead_out_of_turn": "在对方越序首引之后",
+    "outstanding_trump": "对手手中尚有一张将牌", "trump_mentioned": "声称者说明了该将牌",
+    "claimer_may_be_unaware": "声称者可能未觉察该将牌", "trick_could_be_lost": "正常打法下可能在该将牌上失墩",
+    "new_line": "声称者事后提出新的打牌路线", "unstated_line": "声称依赖未说明的飞牌或跌落",
+    "opponent_showed_out": "声称前该对手在该花色已未跟牌", "any_normal_play_shows_out": "以后任何正常打法该对手都将跟不出",
+    "irrational_otherwise": "不采用此打法是不合理的",
 }
 LABELS_BY_FUNCTION = {
     "is_revoke": {"hand": "出牌前手中的牌", "card": "打出的牌"},
@@ -63,6 +71,7 @@ LABELS_BY_FUNCTION = {
     "premature_play": {"offender": "过早出牌的防家", "card": "过早打出的牌"},
     "simultaneous_play": {"kind": "同时出牌的情形"},
     "defective_trick": {"hand": "违规者手中的牌"},
+    "exposed_card": {"card": "暴露的牌", "inadvertent": "因疏忽而暴露（如不慎掉落）"},
 }
 TURNS = {"offender": "轮到违规者出牌", "partner_lead": "轮到违规者的同伴引牌"}
 OPTIONS = {"require": "要求引出罚张花色", "forbid": "禁止引出罚张花色", "none": "对引牌不加限制"}
@@ -72,14 +81,23 @@ PREMATURE_OPTIONS = {"highest": "要求同伴打出引牌花色的最大牌张",
                      "forbid": "禁止同伴打出另一指定花色"}
 SIMULTANEOUS = {"two_players": "两名赛员同时出牌", "one_player": "一名赛员一次打出几张牌"}
 FAULTS = {"omitted": "漏打（未对该墩出牌）", "extra": "多打（对该墩打出两张或更多）"}
+DUMMY_ACTIONS = {
+    "give_information": "裁判在场时提供事实或规则的情况", "count_tricks": "计算赢得或失去的牌墩",
+    "play_as_directed": "按庄家指示打出明手的牌", "ask_declarer_revoke": "询问未跟牌的庄家是否还有引牌花色",
+    "ask_defender_revoke": "询问未跟牌的防家是否还有引牌花色", "prevent_irregularity": "提醒庄家不要违规（如不要从错误方位引牌）",
+    "point_out_after_play": "一副牌打完后指出违规", "call_director": "在打牌过程中主动召请裁判",
+    "point_out_during_play": "在打牌过程中指出违规", "suggest_play": "建议庄家打哪张牌",
+    "exchange_hands": "与庄家交换看牌", "leave_seat": "离开座位看庄家打牌", "look_at_defender": "主动看防家手中的牌",
+}
 CHOSEN = {"accept": "接受该引牌", "withdraw": "要求收回该引牌", "declarer_faces_hand": "摊牌，自己成为明手"}
 WORDS: dict[str, dict[str, str]] = {"turn": TURNS, "declarer_option": OPTIONS, "kind": KINDS, "choice": CHOICE_NAMES,
-                                    "fault": FAULTS}
+                                    "fault": FAULTS, "action": DUMMY_ACTIONS}
 WORDS_BY_FUNCTION = {"premature_play": {"declarer_option": PREMATURE_OPTIONS}, "simultaneous_play": {"kind": SIMULTANEOUS}}
 CARD_LISTS = {"hand", "cards_in_order", "dummy_cards", "current_trick_cards", "penalty_cards", "required_cards",
               "partner_hand", "cards", "visible", "cards_in_trick"}
 SUITS = {"led_suit", "previous_trick_winning_suit", "trump", "required_suit", "forbidden_suit"}
-SEATS = {"leader", "offender", "declarer", "revoke_trick_winner", "correct_leader", "played_by", "called_over_by"}
+SEATS = {"leader", "offender", "declarer", "revoke_trick_winner", "correct_leader", "played_by", "called_over_by",
+         "exposed_by"}
 CALLS = {"bid", "previous_bid", "correction", "rho_next_call", "offender_next_call"}
 
 
@@ -375,6 +393,39 @@ def bridge_ruling(text: str) -> str:
     return re.sub(r"请用 [a-z][a-z-]* 判定。", "", re.sub(r"——请用 [a-z][a-z-]* 判定。", "。", text))
 
 
+def _dummy_rights(i: dict) -> str:
+    before = "明手此前已违反第43条A款2的限制（交换看牌、离座看庄家打牌或看防家的牌）；" if i.get("after_breach") else ""
+    drawn = "另一赛员已指出违规后，" if i.get("attention_drawn") else ""
+    revoked = "，庄家确已藏牌" if i.get("declarer_revoked") else ""
+    return f"{before}{drawn}明手{word(DUMMY_ACTIONS, i['action'], 'action')}{revoked}。"
+
+
+def _exposed_card(i: dict) -> str:
+    decl = i["declarer"]
+    who = seat(i["exposed_by"]) + ("（庄家）" if i["exposed_by"] == decl else
+                                    "（明手）" if i["exposed_by"] == partner(decl) else "（防家）")
+    if i.get("faced_hand"):
+        return f"{who}" + ("在对方越序首引之后" if i.get("after_opening_lead_out_of_turn") else "在打牌过程中") + "摊开手中的牌。"
+    how = "因疏忽暴露（如不慎掉落）了" if i.get("inadvertent", True) else "暴露了"
+    return f"{who}{how}{card(i['card'])}。"
+
+
+def _contested_claim(i: dict) -> str:
+    parts = ["一家作出声称，对方有异议，召请裁判"]
+    if i.get("outstanding_trump"):
+        parts.append("对手手中尚有一张将牌，声称者" + ("说明了" if i.get("trump_mentioned") else "未说明")
+                     + "该将牌" + ("，可能并未觉察" if i.get("claimer_may_be_unaware") else "")
+                     + ("，在某种正常打法下可能在该将牌上失墩" if i.get("trick_could_be_lost") else "，任何正常打法都不会在该将牌上失墩"))
+    if i.get("new_line"):
+        parts.append("声称者事后提出原说明以外的另一条成功路线")
+    if i.get("unstated_line"):
+        parts.append("声称要成功须飞牌或跌落（某对手持有某张牌），声称者未曾说明"
+                     + ("；声称前该对手在该花色已未跟牌" if i.get("opponent_showed_out") else "")
+                     + ("；以后任何正常打法该对手都将跟不出该花色" if i.get("any_normal_play_shows_out") else "")
+                     + ("；不采用此打法是不合理的" if i.get("irrational_otherwise") else ""))
+    return "；".join(parts) + "。"
+
+
 SITUATIONS: dict[str, Callable[[dict], str]] = {
     "legal_cards": _legal_cards, "trick_winner": _trick_winner, "designate": _designate,
     "penalty_card_kind": _penalty_card_kind, "penalty_card_obligations": _penalty_card_obligations,
@@ -382,6 +433,7 @@ SITUATIONS: dict[str, Callable[[dict], str]] = {
     "insufficient_bid": _insufficient_bid, "call_out_of_rotation": _call_out_of_rotation,
     "lead_out_of_turn": _lead_out_of_turn, "premature_play": _premature_play,
     "simultaneous_play": _simultaneous_play, "defective_trick": _defective_trick,
+    "dummy_rights": _dummy_rights, "exposed_card": _exposed_card, "contested_claim": _contested_claim,
 }
 
 # -- mahjong -----------------------------------------------------------------------------------

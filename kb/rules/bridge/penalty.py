@@ -59,7 +59,8 @@ class PenaltyObligations(Result):
     remaining: tuple[str, ...] = ()              # penalty cards still on the table
 
 
-def _kind(card: Card, inadvertent: bool, count: int) -> tuple[str, str]:
+def kind_of(card: Card, inadvertent: bool, count: int) -> tuple[str, str]:
+    """Minor or major under 50B (``count``: the defender's penalty cards), and why, in words."""
     if count >= 2:
         return "major", f"该防家共有{count}张罚张（含{card.label}），所有罚张均成为重罚张（50B）"
     if not inadvertent:
@@ -75,7 +76,7 @@ def penalty_card_kind(card: Any, inadvertent: Any, count_of_penalty_cards: Any =
     c = parse_card(card, "card")
     inad = parse_bool(inadvertent, "inadvertent")
     count = parse_int(count_of_penalty_cards, "count_of_penalty_cards", 1, 13)
-    kind, text = _kind(c, inad, count)
+    kind, text = kind_of(c, inad, count)
     return PenaltyKind(clauses=PENALTY_CARD_KIND_CLAUSES, explanation=text + "。", card=str(c), kind=kind)
 
 
@@ -107,13 +108,13 @@ def penalty_card_obligations(penalty_cards: Any, turn: Any, inadvertent: Any = N
     elif given_kind is not None:
         if given_kind == "minor" and pcs[0].honour:
             raise KbError(f"kind: {pcs[0].label} 是大牌，不能是轻罚张（50B）")
-        if inadvertent is not None and _kind(pcs[0], parse_bool(inadvertent, "inadvertent"), 1)[0] != given_kind:
+        if inadvertent is not None and kind_of(pcs[0], parse_bool(inadvertent, "inadvertent"), 1)[0] != given_kind:
             raise KbError(f"kind: 与 inadvertent={str(inadvertent).lower()} 按50B得出的种类不一致")
         the_kind = given_kind
     elif inadvertent is None:
         raise KbError("inadvertent: 只有一张罚张时须给出 inadvertent 或 kind，以区分轻罚张与重罚张（50B）")
     else:
-        the_kind = _kind(pcs[0], parse_bool(inadvertent, "inadvertent"), 1)[0]
+        the_kind = kind_of(pcs[0], parse_bool(inadvertent, "inadvertent"), 1)[0]
     cards = None if hand is None else parse_cards(hand, "hand")
     if cards is not None:
         disjoint([("penalty_cards", pcs), ("hand", cards)])

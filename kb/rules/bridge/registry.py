@@ -12,8 +12,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import kb.rules.bridge.auction as auction
+import kb.rules.bridge.claim as claim
 import kb.rules.bridge.defective as defective
 import kb.rules.bridge.dummy as dummy
+import kb.rules.bridge.dummy_rights as dummy_rights
+import kb.rules.bridge.exposed as exposed
 import kb.rules.bridge.lead as lead
 import kb.rules.bridge.penalty as penalty
 import kb.rules.bridge.play as play
@@ -46,7 +49,11 @@ class Ruling:
 RULINGS: tuple[Ruling, ...] = (
     Ruling("legal-cards", play.legal_cards, play.LEGAL_CARDS_CLAUSES, "哪些牌可以引出或跟出（第44条）"),
     Ruling("trick-winner", play.trick_winner, play.TRICK_WINNER_CLAUSES, "一墩牌由谁赢得、谁引下一墩（第44条）"),
+    Ruling("dummy-rights", dummy_rights.dummy_rights, dummy_rights.DUMMY_RIGHTS_CLAUSES,
+           "明手可以做什么、不可以做什么，违反限制的后果（第42–43条）"),
     Ruling("designate", dummy.designate, dummy.DESIGNATE_CLAUSES, "庄家对明手不完全或错误的打牌指示指的是哪张牌（第46条）"),
+    Ruling("exposed-card", exposed.exposed_card, exposed.EXPOSED_CLAUSES,
+           "暴露的牌：庄家、明手的牌不受判罚，防家的牌成为罚张；庄家摊牌（第48–49条）"),
     Ruling("penalty-card-kind", penalty.penalty_card_kind, penalty.PENALTY_CARD_KIND_CLAUSES,
            "暴露的牌是轻罚张还是重罚张（第50条B款）"),
     Ruling("penalty-card-obligations", penalty.penalty_card_obligations, penalty.PENALTY_CARD_OBLIGATIONS_CLAUSES,
@@ -68,6 +75,8 @@ RULINGS: tuple[Ruling, ...] = (
            "同时引牌或打牌、一手同时打出多张牌（第58条）"),
     Ruling("defective-trick", defective.defective_trick, defective.DEFECTIVE_CLAUSES,
            "有缺陷的牌墩：漏打或多打一张牌的改正与后果（第67条）"),
+    Ruling("contested-claim", claim.contested_claim, claim.CLAIM_CLAUSES,
+           "有争议的声称：裁判的程序、外面还有一张将牌、声称者未说明的打法（第70条）"),
 )
 
 BY_NAME: dict[str, Ruling] = {r.name: r for r in RULINGS}

@@ -1,0 +1,57 @@
+"""Laws 48–49: a card exposed by declarer (or dummy), declarer facing his hand, a defender's exposed card."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kb.errors import KbError
+from kb.rules.bridge.cards import SEAT_NAMES, Result, cids, parse_bool, parse_card, parse_seat, partner
+from kb.rules.bridge.penalty import kind_of
+
+EXPOSED_CLAUSES = cids("48A", "48B1", "48B2", "49", "50", "50B", "54", "68")
+
+
+@dataclass(frozen=True)
+class ExposedRuling(Result):
+    """What an exposed card (or faced hand) becomes."""
+
+    penalty_card: bool = False
+    kind: str | None = None          # "minor" | "major" for a defender's card
+    treated_as: str | None = None    # "claim" (48B2, Law 68) or "opening_lead_out_of_turn" (48B1, Law 54)
+
+
+def exposed_card(exposed_by: Any, declarer: Any, card: Any = None, inadvertent: Any = True,
+                 faced_hand: Any = False, after_opening_lead_out_of_turn: Any = False) -> ExposedRuling:
+    """``exposed_by`` exposed ``card`` (``inadvertent``: dropped or shown by accident), or, with
+    ``faced_hand``, declarer spread his whole hand (``after_opening_lead_out_of_turn``: just after
+    a defender's face-up opening lead out of turn, 48B1). ``declarer``: the contract's declarer."""
+    who = parse_seat(exposed_by, "exposed_by")
+    decl = parse_seat(declarer, "declarer")
+    assert who is not None and decl is not None
+    faced = parse_bool(faced_hand, "faced_hand")
+    after_lead = parse_bool(after_opening_lead_out_of_turn, "after_opening_lead_out_of_turn")
+    inad = parse_bool(inadvertent, "inadvertent")
+    if after_lead and not faced:
+        raise KbError("after_opening_lead_out_of_turn: 只在 faced_hand 为 true 时适用（48B1）")
+    role = "庄家" if who == decl else ("明手" if who == partner(decl) else "防家")
+    seat = f"{SEAT_NAMES[who]}（{role}）"
+    if faced:
+        if who != decl:
+            raise KbError("faced_hand: 第48条B款只说庄家摊牌；防家摊牌是声称或承认（第68条）")
+        if after_lead:
+            return ExposedRuling(clauses=cids("48B1", "54"), treated_as="opening_lead_out_of_turn",
+                                 explanation=f"{seat}在对方越序首引后摊开手中的牌：应用第54条（48B1）——"
+                                             "他可以成为明手，已开始摊牌而有牌张暴露时必须摊牌（54A）。")
+        return ExposedRuling(clauses=cids("48B2", "68"), treated_as="claim",
+                             explanation=f"{seat}在对方越序首引后立刻摊牌以外的时间摊出手中的牌：被认为是作出声称或承认，"
+                                         "应用第68条（48B2）。")
+    if card is None:
+        raise KbError("card: 应给出暴露的牌（或 faced_hand 为 true）")
+    c = parse_card(card, "card")
+    if role != "防家":
+        dropped = "；庄家不慎掉落的牌张，不要求强制打出" if role == "庄家" else ""
+        return ExposedRuling(clauses=cids("48A"),
+                             explanation=f"{seat}暴露的{c.label}不受判罚，庄家和明手的牌张永远不会成为罚张（48A）{dropped}。")
+    kind, why = kind_of(c, inad, 1)
+    return ExposedRuling(clauses=cids("49", "50", "50B"), penalty_card=True, kind=kind,
+                         explanation=f"{seat}暴露的{c.label}成为罚张（49），按第50条处理：{why}。")
