@@ -40,7 +40,8 @@ def catalogue_page(r: Any) -> str:
     """Every encoded ruling, by what it answers: its laws, worked examples and clauses (linked), with
     its command and input fields for those who script it (the anchor is the command's)."""
     out = [f"# {r.t('规则计算与裁定目录')}\n",
-           r.t("下列每项裁定都按所引条款自动计算，所附算例在每次构建时逐一核验。") + "\n",
+           r.t("下列每项裁定都按所引条款自动计算，所附算例在每次构建时逐一核验。算例中的“近似情形”是看似适用、"
+               "其实不适用该条的情形，用来标明规则的边界；“命令行”一栏供在电脑上用 kb 命令计算的读者参考。") + "\n",
            f"- [{r.t('麻将计台器')}](mahjong.md) · [{r.t('桥牌裁定助手')}](bridge.md)\n"]
     if "rules_entries" not in r.layout.memo:         # the same for both editions: run the examples once
         r.layout.memo["rules_entries"] = entries()
