@@ -96,6 +96,14 @@ def test_bridge_helper(server, page):
     page.wait_for_selector(".kb-explanation")
     assert "64B6" in page.inner_text(".kb-explanation")
     assert page.locator(".kb-basis a.kb-clause", has_text="64B6").get_attribute("href").endswith("law-64/#64B6")
+    # the JSON's fields are told in words, with the values each takes: dummy's rights by what he did
+    page.select_option("#kb-br-q", "dummy-rights")
+    page.click(".kb-fields summary")
+    assert page.locator(".kb-fields dt").first.inner_text() == "action　明手的行为"
+    assert "call_director（在打牌过程中主动召请裁判）" in page.locator(".kb-fields dd").first.inner_text()
+    page.fill("#kb-br-in", '{"action": "call_director", "attention_drawn": true}')
+    page.tap('[data-act="go"]')
+    page.locator(".kb-explanation", has_text="明手可以召请裁判").wait_for()
 
 
 @pytest.mark.parametrize("script", ["hans", "hant"])

@@ -318,9 +318,19 @@
       bout.appendChild(p);
     }
     function load(ex) { input.value = JSON.stringify(ex.input, null, 1); }
+    // what each field of this question's JSON means and how it is written
+    var guide = br.querySelector(".kb-fields dl"), fields = JSON.parse(br.dataset.fields);
+    function showFields() {
+      guide.textContent = "";
+      (fields[q.value] || []).forEach(function (f) {
+        guide.appendChild(el("dt", "", f[0] + (f[1] ? "　" + f[1] : "")));
+        if (f[2]) guide.appendChild(suited("dd", "", f[2]));
+      });
+    }
     // the question's worked examples: a tap loads one and shows its answer
     function fill() {
       var exs = worked[q.value] || [];
+      showFields();
       list.textContent = "";
       exs.forEach(function (ex) {
         var li = el("li"), b = suited("button", "kb-worked-case", ex.title);

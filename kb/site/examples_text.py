@@ -9,6 +9,7 @@ fails the build, so no code field name reaches a page.
 """
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from kb.records import Record
 from kb.rules.bridge.auction import parse_call
 from kb.rules.bridge.cards import SEAT_NAMES, SUIT_NAMES, next_seat, parse_card, parse_seat, partner
 from kb.rules.bridge.lead import CHOICE_NAMES
+from kb.rules.bridge.registry import BY_NAME
 from kb.rules.mahjong.examples import hand_of
 from kb.rules.mahjong.tiles import tile_name
 
@@ -99,6 +101,43 @@ SUITS = {"led_suit", "previous_trick_winning_suit", "trump", "required_suit", "f
 SEATS = {"leader", "offender", "declarer", "revoke_trick_winner", "correct_leader", "played_by", "called_over_by",
          "exposed_by"}
 CALLS = {"bid", "previous_bid", "correction", "rho_next_call", "offender_next_call"}
+
+
+def field_guide(function: str, samples: list[dict]) -> list[list[str]]:
+    """Each input field of a bridge ruling for a reader who edits its JSON (the helper under kb serve):
+    [field, its words, what to write]; ``samples``: the ruling's worked examples' inputs."""
+    labels = {**BRIDGE_LABELS, **LABELS_BY_FUNCTION.get(function, {})}
+    out = []
+    for shown in BY_NAME[function].fields:
+        key = shown.strip("[]")
+        words = WORDS_BY_FUNCTION.get(function, {}).get(key) or WORDS.get(key)
+        seen = [s[key] for s in samples if key in s]
+        if words is not None:
+            what = "、".join(f"{k}（{v}）" for k, v in words.items())
+        elif key in SEATS:
+            what = "N、E、S、W（北家、东家、南家、西家）"
+        elif key in SUITS:
+            what = "S、H、D、C（黑桃、红心、方块、梅花）" + ("、NT（无将）" if key == "trump" else "") + \
+                ("；他引牌时为 null" if key == "led_suit" else "")
+        elif key in CARD_LISTS:
+            what = '牌的列表，如 ["KH", "7S"]（♥K、♠7；10 写作 10 或 T）'
+        elif key in ("card", "designated", "exposed"):
+            what = '一张牌，如 "KH"（♥K）'
+        elif key in CALLS:
+            what = '叫牌，如 "1H"、"3NT"、"P"（不叫）、"X"（加倍）、"XX"（再加倍）'
+        elif key == "events":
+            what = '事件的列表，如 [{"seat": "W", "action": "play", "trick": 6}]；action：' + \
+                "、".join(f"{k}（{v}）" for k, v in ACTIONS.items())
+        elif key == "later_tricks_won":
+            what = "墩号的列表，如 [7, 9]"
+        elif seen and all(isinstance(v, bool) for v in seen):
+            what = "true 或 false"
+        elif seen and all(isinstance(v, int) for v in seen):
+            what = "数字，如 " + str(seen[0])
+        else:
+            what = "如 " + json.dumps(seen[0], ensure_ascii=False) if seen else ""
+        out.append([shown, labels.get(key, ""), what])
+    return out
 
 
 def cards(codes: list[str]) -> str:

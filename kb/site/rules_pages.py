@@ -14,6 +14,7 @@ from kb.rules.mahjong.browser import engine_data, wordings
 from kb.rules.mahjong.notation import SITUATIONS
 from kb.rules.mahjong.settlement import SILENT, WIND_NAMES, WINNER_SEAT
 from kb.rules.mahjong.tiles import FLOWERS, TILES, tile_name
+from kb.site.examples_text import field_guide
 
 INDEX, MAHJONG, BRIDGE = "rules/index.md", "rules/mahjong.md", "rules/bridge.md"
 # the calculator's toggles: a situation's line word (notation.SITUATIONS) and its name as a pattern
@@ -139,6 +140,10 @@ def bridge_page(r: Any) -> str:
         worked[command_of(ex["function"])].append(      # the explanation as the API's ?script=hant gives it
             {"title": r.t(ex["title"]), "input": ex["input"], "explanation": r.rule_text(ex["result"]["explanation"]),
              "clauses": ex["result"]["clauses"]})
+    # what each field of a question's JSON means, for a reader editing it (under kb serve)
+    fields = {ru.command: [[f, r.t(label), r.t(what)] for f, label, what in
+                           field_guide(ru.name, [ex["input"] for ex in r.layout.memo["bridge_examples"]
+                                                 if ex["function"] == ru.name])] for ru in RULINGS}
     ids = sorted({c for ru in RULINGS for c in ru.clauses}
                  | {c for exs in worked.values() for ex in exs for c in ex["clauses"]})
     hrefs = _hrefs(r, BRIDGE, ids)
@@ -153,13 +158,14 @@ def bridge_page(r: Any) -> str:
 
 <link rel="stylesheet" href="../../assets/rules.css">
 <div id="kb-br" class="kb-calc" markdown="0" data-api="/api/rules/bridge/" data-script="{r.script}" data-hrefs="{_attr(hrefs)}"
-     data-msgs="{_attr(msgs)}" data-worked="{_attr(worked)}">
+     data-msgs="{_attr(msgs)}" data-worked="{_attr(worked)}" data-fields="{_attr(fields)}">
 <label class="kb-line-label" for="kb-br-q">{r.t('问题')}</label>
 <select id="kb-br-q" class="kb-select">{options}</select>
 <div class="kb-br-input">
 <p class="kb-used">{r.t('有裁定服务：也可以按情况修改输入（JSON，各字段见')}<a href="../">{r.t('目录')}</a>{r.t('）再按“裁定”。')}</p>
 <label class="kb-line-label" for="kb-br-in">{r.t('输入')}</label>
 <textarea id="kb-br-in" class="kb-json" rows="6" spellcheck="false"></textarea>
+<details class="kb-fields"><summary>{r.t('各字段的意思与写法（方括号内的可省略）')}</summary><dl></dl></details>
 <div class="kb-actions"><button type="button" class="md-button md-button--primary" data-act="go">{r.t('裁定')}</button></div>
 </div>
 <div class="kb-out" role="status" aria-live="polite"></div>
