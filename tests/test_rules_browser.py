@@ -119,6 +119,8 @@ def test_static_host_bridge_helper_answers_its_worked_examples(static_site, page
     cases.nth(1).tap()
     page.wait_for_selector(".kb-explanation")
     shown = page.inner_text(".kb-explanation")
+    # the situation the ruling answers is stated above it, as on the law pages
+    assert page.inner_text(".kb-situation").startswith("情形：") and "藏牌" in page.inner_text(".kb-situation")
     assert shown and page.locator(".kb-basis a.kb-clause").count() >= 1
     assert page.locator("#kb-br-in").is_hidden() and page.locator('[data-act="go"]').is_hidden()
     # the tap targets are thumb-sized
@@ -193,13 +195,17 @@ def test_mahjong_situations_are_toggles_and_the_hand_survives_back(static_site, 
     page.fill("#kb-mj-line", "123m456m789m234p55s 碰111p 碰222p")
     assert "多了 3 张" in page.inner_text(".kb-hand-view")
     # a meld being tapped is a tally, not an error: 碰 and one 南 so far
+    page.fill('[data-flag="连"]', "3")
+    page.select_option('select[data-pay="how"]', "下家")
     page.tap('[data-act="clear"]')
     page.tap('.kb-kind[data-kind="碰"]')
     page.tap('button.kb-tile[data-code="2z"]')
     tally = page.inner_text(".kb-hand-view")
     assert "1/17" in tally and "碰：南（还差 2 张）" in tally and "须为" not in tally and "没有暗牌" not in tally
-    # 清除 began a new hand: 杠上开花 was the last hand's, and is off
+    # 清除 began a new hand: 杠上开花 was the last hand's, and is off; so is the streak, and 胡法 is
+    # 自摸 again
     assert page.inner_text(".kb-sit-shown") == "无"
+    assert page.input_value('[data-flag="连"]') == "0" and page.input_value('[data-pay="how"]') == "自摸"
     assert page.get_attribute('.kb-sit[data-sit="杠上"]', "aria-pressed") == "false"
     # the 碰 complete, the next tap is a concealed tile again, as the 暗牌 key shows
     page.tap('button.kb-tile[data-code="2z"]')

@@ -191,11 +191,14 @@
     mj.querySelectorAll(".kb-tile").forEach(function (b) {
       b.addEventListener("click", function () { tap(b.dataset.code, b.classList.contains("kb-flower")); });
     });
-    // a new hand: no tiles, no special situation (杠上开花 is one hand's, not the next one's); the
-    // table's settings (胡法, 庄家, 连庄, 圈风) stay
+    // a new hand: no tiles, no special situation (杠上开花 is one hand's, not the next one's), 胡法
+    // back to 自摸 and no streak (each hand's own, and silently scored if kept); who deals and the
+    // round's wind stay, as they do at the table
     mj.querySelector('[data-act="clear"]').addEventListener("click", function () {
       history.push(line.value); line.value = ""; out.textContent = "";
       sits.forEach(function (b) { b.setAttribute("aria-pressed", "false"); });
+      mj.querySelector('[data-pay="how"]').selectedIndex = 0;
+      mj.querySelector('[data-flag="连"]').value = "0";
       setKind(""); showSits(); showHand(); save();
     });
     mj.querySelector('[data-act="back"]').addEventListener("click", function () {
@@ -312,6 +315,8 @@
     }
     function show(r) {
       bout.textContent = "";
+      // a worked example's situation (the API's answer restates its own input)
+      if (r.situation) bout.appendChild(suited("p", "kb-situation", bm.situation + "：" + r.situation));
       bout.appendChild(suited("p", "kb-explanation", r.explanation));
       var p = el("p", "kb-basis", bm.basis + "：");
       r.clauses.forEach(function (c) { p.appendChild(clauseLink(bh, c)); p.appendChild(document.createTextNode(" ")); });

@@ -456,7 +456,7 @@ def _contested_claim(i: dict) -> str:
                      + "该将牌" + ("，可能并未觉察" if i.get("claimer_may_be_unaware") else "")
                      + ("，在某种正常打法下可能在该将牌上失墩" if i.get("trick_could_be_lost") else "，任何正常打法都不会在该将牌上失墩"))
     if i.get("new_line"):
-        parts.append("声称者事后提出原说明以外的另一条成功路线")
+        parts.append("声称者原说明的是一条成功机会较少的正常打法，事后又提出原说明以外的另一条成功路线")
     if i.get("unstated_line"):
         parts.append("声称要成功须飞牌或跌落（某对手持有某张牌），声称者未曾说明"
                      + ("；声称前该对手在该花色已未跟牌" if i.get("opponent_showed_out") else "")

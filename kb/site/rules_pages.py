@@ -14,6 +14,7 @@ from kb.rules.mahjong.browser import engine_data, wordings
 from kb.rules.mahjong.notation import SITUATIONS
 from kb.rules.mahjong.settlement import SILENT, WIND_NAMES, WINNER_SEAT
 from kb.rules.mahjong.tiles import FLOWERS, TILES, tile_name
+from kb.site.examples_text import SITUATIONS as BRIDGE_SITUATIONS
 from kb.site.examples_text import field_guide
 
 INDEX, MAHJONG, BRIDGE = "rules/index.md", "rules/mahjong.md", "rules/bridge.md"
@@ -138,7 +139,10 @@ def bridge_page(r: Any) -> str:
     worked: dict[str, list[dict[str, Any]]] = {ru.command: [] for ru in RULINGS}
     for ex in r.layout.memo["bridge_examples"]:
         worked[command_of(ex["function"])].append(      # the explanation as the API's ?script=hant gives it
-            {"title": r.t(ex["title"]), "input": ex["input"], "explanation": r.rule_text(ex["result"]["explanation"]),
+            {"title": r.t(ex["title"]), "input": ex["input"],
+             # the situation in words, as the law pages state it, above the ruling it leads to
+             "situation": r.t(BRIDGE_SITUATIONS[ex["function"]](ex["input"])),
+             "explanation": r.rule_text(ex["result"]["explanation"]),
              "clauses": ex["result"]["clauses"]})
     # what each field of a question's JSON means, for a reader editing it (under kb serve)
     fields = {ru.command: [[f, r.t(label), r.t(what)] for f, label, what in
@@ -151,7 +155,7 @@ def bridge_page(r: Any) -> str:
     msgs = {"offline": r.t("本站是静态网页（或现在离线），没有裁定服务：下面每个情形的裁定都已预先按规则算好，"
                            "点一个即可查看。"),
             "unknown": r.t("这一输入不是下面的情形之一，而现在连不上裁定服务，无法计算。请点下面最接近的情形。"),
-            "error": r.t("无法裁定"), "basis": r.t("依据"), "worked": r.t("选一个最接近的情形（裁定已按规则算好）")}
+            "error": r.t("无法裁定"), "basis": r.t("依据"), "situation": r.t("情形"), "worked": r.t("选一个最接近的情形（裁定已按规则算好）")}
     return f"""# {r.t('桥牌裁定助手')}
 
 {r.t('选择问题，再点下面最接近的情形：裁定用文字说明情况，并列出所据条款。')}
