@@ -64,6 +64,9 @@ BRIDGE_LABELS = {   # every input field of every bridge example (LABELS_BY_FUNCT
     "new_line": "声称者事后提出新的打牌路线", "unstated_line": "声称依赖未说明的飞牌或跌落",
     "opponent_showed_out": "声称前该对手在该花色已未跟牌", "any_normal_play_shows_out": "以后任何正常打法该对手都将跟不出",
     "irrational_otherwise": "不采用此打法是不合理的",
+    "trick_already_won": "该墩实际上已为本方赢得", "no_legal_play_loses": "任何合法打法都不会失掉该墩",
+    "no_normal_play_loses": "任何正常打法都不会失掉该墩", "contract_already_decided": "定约的成败已定，却承认了相反的结果",
+    "within_correction_period": "在第79条C款的更正时限内", "before_next_call": "在本方对下一副牌叫牌、该轮结束之前",
 }
 LABELS_BY_FUNCTION = {
     "is_revoke": {"hand": "出牌前手中的牌", "card": "打出的牌"},
@@ -74,6 +77,7 @@ LABELS_BY_FUNCTION = {
     "simultaneous_play": {"kind": "同时出牌的情形"},
     "defective_trick": {"hand": "违规者手中的牌"},
     "exposed_card": {"card": "暴露的牌", "inadvertent": "因疏忽而暴露（如不慎掉落）"},
+    "concession": {"kind": "承认还是同意对方的声称"},
 }
 TURNS = {"offender": "轮到违规者出牌", "partner_lead": "轮到违规者的同伴引牌"}
 OPTIONS = {"require": "要求引出罚张花色", "forbid": "禁止引出罚张花色", "none": "对引牌不加限制"}
@@ -94,7 +98,9 @@ DUMMY_ACTIONS = {
 CHOSEN = {"accept": "接受该引牌", "withdraw": "要求收回该引牌", "declarer_faces_hand": "摊牌，自己成为明手"}
 WORDS: dict[str, dict[str, str]] = {"turn": TURNS, "declarer_option": OPTIONS, "kind": KINDS, "choice": CHOICE_NAMES,
                                     "fault": FAULTS, "action": DUMMY_ACTIONS}
-WORDS_BY_FUNCTION = {"premature_play": {"declarer_option": PREMATURE_OPTIONS}, "simultaneous_play": {"kind": SIMULTANEOUS}}
+CONCESSION_KINDS = {"concession": "承认输掉牌墩", "acquiescence": "同意（默认）对方的声称"}
+WORDS_BY_FUNCTION = {"premature_play": {"declarer_option": PREMATURE_OPTIONS}, "simultaneous_play": {"kind": SIMULTANEOUS},
+                     "concession": {"kind": CONCESSION_KINDS}}
 CARD_LISTS = {"hand", "cards_in_order", "dummy_cards", "current_trick_cards", "penalty_cards", "required_cards",
               "partner_hand", "cards", "visible", "cards_in_trick"}
 SUITS = {"led_suit", "previous_trick_winning_suit", "trump", "required_suit", "forbidden_suit"}
@@ -465,6 +471,23 @@ def _contested_claim(i: dict) -> str:
     return "；".join(parts) + "。"
 
 
+def _concession(i: dict) -> str:
+    did = "一名赛员承认输掉一墩" if i["kind"] == "concession" else "一名赛员同意了对方对一墩的声称"
+    facts = [text for key, text in (
+        ("trick_already_won", "该墩实际上本方已经赢得"), ("no_legal_play_loses", "剩余牌张任何合法打法都不会失掉该墩"),
+        ("contract_already_decided", "定约的成败当时已定，承认的却是相反的结果")) if i.get(key)]
+    if i.get("no_normal_play_loses") and not i.get("no_legal_play_loses"):
+        facts.append("剩余牌张任何正常打法都不会失掉该墩（某种不正常的打法才会）")
+    if not facts:
+        facts.append("以某种正常打法该墩有可能失掉")
+    when = []
+    if i.get("within_correction_period") is False:
+        when.append("已过第79条C款的更正时限才提出")
+    if i.get("before_next_call") is False:
+        when.append("本方已对下一副牌叫牌后才提出")
+    return f"{did}；{'，'.join(facts)}" + (f"；{'，'.join(when)}" if when else "；及时提出") + "。"
+
+
 SITUATIONS: dict[str, Callable[[dict], str]] = {
     "legal_cards": _legal_cards, "trick_winner": _trick_winner, "designate": _designate,
     "penalty_card_kind": _penalty_card_kind, "penalty_card_obligations": _penalty_card_obligations,
@@ -473,6 +496,7 @@ SITUATIONS: dict[str, Callable[[dict], str]] = {
     "lead_out_of_turn": _lead_out_of_turn, "premature_play": _premature_play,
     "simultaneous_play": _simultaneous_play, "defective_trick": _defective_trick,
     "dummy_rights": _dummy_rights, "exposed_card": _exposed_card, "contested_claim": _contested_claim,
+    "concession": _concession,
 }
 
 # -- mahjong -----------------------------------------------------------------------------------

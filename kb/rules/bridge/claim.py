@@ -1,12 +1,12 @@
-"""Law 70: a contested claim: the director's procedure, an outstanding trump, a line of play the
-claimer did not state."""
+"""Law 70: a contested claim (the director's procedure, an outstanding trump, a line of play the
+claimer did not state); Laws 69B and 71: an acquiescence withdrawn, a concession cancelled."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
 from kb.errors import KbError
-from kb.rules.bridge.cards import Result, cids, parse_bool
+from kb.rules.bridge.cards import Result, cids, parse_bool, parse_choice
 
 CLAIM_CLAUSES = cids("70A", "70B1", "70B2", "70B3", "70C", "70C1", "70C2", "70C3", "70D", "70E")
 
@@ -77,3 +77,64 @@ def contested_claim(outstanding_trump: Any = False, trump_mentioned: Any = False
                      + (f"因{'、'.join(why)}，可以接受（70E）" if unstated_accepted else "裁判不予接受（70E）"))
     return ClaimRuling(clauses=cids(*clauses), explanation="；".join(parts) + "。", trump_trick_to_opponents=to_opponents,
                        new_line_accepted=new_accepted, unstated_line_accepted=unstated_accepted)
+
+
+CONCESSION_CLAUSES = cids("68B", "69A", "69B", "71", "71A", "71B", "71C")
+KINDS = ("concession", "acquiescence")
+KIND_NAMES = {"concession": "承认输掉牌墩", "acquiescence": "同意（默认）对方的声称"}
+
+
+@dataclass(frozen=True)
+class ConcessionRuling(Result):
+    """Whether a concession is cancelled (71), or an acquiescence in a claim withdrawn (69B)."""
+
+    cancelled: bool = False
+    rule: str | None = None          # the clause that cancels it, or None
+
+
+def concession(kind: Any, trick_already_won: Any = False, no_legal_play_loses: Any = False,
+               no_normal_play_loses: Any = False, contract_already_decided: Any = False,
+               within_correction_period: Any = True, before_next_call: Any = True) -> ConcessionRuling:
+    """A player conceded a trick (``kind`` "concession", 71) or agreed to the opponents' claim of it
+    (``acquiescence``, 69B), and now says it could not have been lost: ``trick_already_won`` (his
+    side had won it), ``no_legal_play_loses`` (71A: no legal play of the remaining cards loses it),
+    ``no_normal_play_loses`` (71C, 69B: no normal play does), ``contract_already_decided``
+    (71B: declarer conceded defeat of a contract already made, or a defender the making of one
+    already defeated). ``within_correction_period``: raised within 79C's time; ``before_next_call``:
+    before his side called on a later board and before the round ended (71C)."""
+    what = parse_choice(kind, "kind", KINDS)
+    won = parse_bool(trick_already_won, "trick_already_won")
+    legal = parse_bool(no_legal_play_loses, "no_legal_play_loses")
+    normal = parse_bool(no_normal_play_loses, "no_normal_play_loses")
+    decided = parse_bool(contract_already_decided, "contract_already_decided")
+    in_time = parse_bool(within_correction_period, "within_correction_period")
+    early = parse_bool(before_next_call, "before_next_call")
+    if legal and not normal:
+        raise KbError("no_normal_play_loses: 任何合法打法都不会失掉的牌墩，任何正常打法也不会失掉，应同为 true")
+    late = "但已过第79条C款规定的更正时限，不能取消" if not in_time else ""
+    if what == "acquiescence":
+        if decided:
+            raise KbError("contract_already_decided: 只用于承认（71B）；同意对方声称的撤销见69B")
+        if won or normal:
+            why = "原已默认的失墩实际上本方已赢得" if won else "该失墩在剩余牌张中以任何正常打法不可能丢失"
+            if late:
+                return ConcessionRuling(clauses=cids("69A", "69B"), explanation=f"{why}，{late}（69B），默认成立（69A）。")
+            return ConcessionRuling(clauses=cids("69B"), cancelled=True, rule="69B",
+                                    explanation=f"在第79条C款规定的更改时限内，{why}：可撤销对对方声称的默认，该副牌重新记分（69B）。")
+        return ConcessionRuling(clauses=cids("69A", "69B"),
+                                explanation="该失墩以某种正常打法有可能丢失，不能撤销默认（69B）；默认成立，以声称的墩数记分（69A）。")
+    reasons = [(rule, text) for rule, cond, text in (
+        ("71A", won or legal, "所承认的失墩实际上已为本方所得到" if won else "在剩余的牌张中以任何合法的打法该墩均不会丢失"),
+        ("71B", decided, "对已经完成（或已被击败）的定约承认了相反的结果"),
+        ("71C", normal and not (won or legal), "所承认的牌墩在剩余牌张中以任何正常打法均不可能丢失")) if cond]
+    if not reasons:
+        return ConcessionRuling(clauses=cids("68B", "71"),
+                                explanation="该墩以某种正常打法有可能丢失：承认一经作出，即告成立（71），按承认的墩数记分。")
+    rule, text = reasons[0]
+    if late:
+        return ConcessionRuling(clauses=cids("71", rule), explanation=f"{text}，{late}（71）；承认成立。")
+    if rule == "71C" and not early:
+        return ConcessionRuling(clauses=cids("71", "71C"),
+                                explanation=f"{text}，但承认方在下一副牌中作出叫牌或该轮比赛结束以后才提出：不取消（71C）；承认成立。")
+    return ConcessionRuling(clauses=cids("71", rule), cancelled=True, rule=rule,
+                            explanation=f"{text}：裁判应取消该承认（{rule}），该墩不算输掉。")

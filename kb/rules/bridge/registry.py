@@ -77,6 +77,8 @@ RULINGS: tuple[Ruling, ...] = (
            "有缺陷的牌墩：漏打或多打一张牌的改正与后果（第67条）"),
     Ruling("contested-claim", claim.contested_claim, claim.CLAIM_CLAUSES,
            "有争议的声称：裁判的程序、外面还有一张将牌、声称者未说明的打法（第70条）"),
+    Ruling("concession", claim.concession, claim.CONCESSION_CLAUSES,
+           "承认输掉了不会输的牌墩、同意了对方的声称：能否取消（第69、71条）"),
 )
 
 BY_NAME: dict[str, Ruling] = {r.name: r for r in RULINGS}
