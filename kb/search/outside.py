@@ -18,7 +18,7 @@ from kb.curated import Table, read_table
 from kb.errors import KbError
 from kb.normalise import to_hans, ui_text
 from kb.records import Record
-from kb.works import all_works, family, game_names, get
+from kb.works import family, game_names, get, of_kind
 
 TABLE = Table("search/outside.tsv", ("law", "title", "words"), unique=("law",))
 
@@ -54,7 +54,7 @@ def outside_laws(root: Path | None = None) -> tuple[OutsideLaw, ...]:
 
 def bridge_works() -> tuple[str, ...]:
     """The ids of the works lettered after the Laws of Duplicate Bridge (the table's numbering)."""
-    return tuple(w.id for w in all_works() if w.kind == "bridge")
+    return tuple(w.id for w in of_kind("bridge"))
 
 
 def check_outside(records: Iterable[Record], root: Path | None = None) -> None:
@@ -62,7 +62,7 @@ def check_outside(records: Iterable[Record], root: Path | None = None) -> None:
     bridge = set(bridge_works())
     held = {(r.law, r.work) for r in records if r.work in bridge and r.law is not None}
     for o in outside_laws(root):
-        for law, work in held:
+        for law, work in sorted(held):
             if law == o.law:
                 raise KbError(f"{o.where}: law {o.law} is held by {work} ({get(work).title_hans}); "
                               f"it cannot be listed as outside the knowledge base")
