@@ -133,8 +133,11 @@ def test_a_quoted_phrase_stands_whole_in_title_text_or_a_term(engine_fixture):
     got = [r["id"] for r in eng.search('"lead out of turn"', limit=20)]
     assert got and all("lead out of turn" in eng.ranker.phrase_text(eng.by_id[i]) for i in got)
     assert "cbr1999:53A" in got
-    # every bigram of 重罚张必须 occurs in 45C5 and its terms, but not the phrase
-    assert [r["id"] for r in eng.search('"重罚张必须"')] == ["cbr1999:50D1"]
+    # every bigram of 重罚张必须 occurs in 45C5 and its terms, but not the phrase: the one clause
+    # that holds it leads; its words find the rest after it (fewer than three clauses hold it)
+    got = [r["id"] for r in eng.search('"重罚张必须"')]
+    assert got[0] == "cbr1999:50D1" and not any("重罚张必须" in eng.ranker.phrase_text(eng.by_id[i])
+                                                             for i in got[1:])
 
 
 def test_index_terms_sort_by_pinyin():
