@@ -67,6 +67,8 @@ BRIDGE_LABELS = {   # every input field of every bridge example (LABELS_BY_FUNCT
     "trick_already_won": "该墩实际上已为本方赢得", "no_legal_play_loses": "任何合法打法都不会失掉该墩",
     "no_normal_play_loses": "任何正常打法都不会失掉该墩", "contract_already_decided": "定约的成败已定，却承认了相反的结果",
     "within_correction_period": "在第79条C款的更正时限内", "before_next_call": "在本方对下一副牌叫牌、该轮结束之前",
+    "act": "赛员的言行", "current_trick_only": "只涉及当前牌墩", "clearly_not_a_claim": "他显然不打算声称",
+    "defender_partner_objects": "防家承认时其同伴立即反对", "disputed": "对方（或明手）有异议",
 }
 LABELS_BY_FUNCTION = {
     "is_revoke": {"hand": "出牌前手中的牌", "card": "打出的牌"},
@@ -99,8 +101,10 @@ CHOSEN = {"accept": "接受该引牌", "withdraw": "要求收回该引牌", "dec
 WORDS: dict[str, dict[str, str]] = {"turn": TURNS, "declarer_option": OPTIONS, "kind": KINDS, "choice": CHOICE_NAMES,
                                     "fault": FAULTS, "action": DUMMY_ACTIONS}
 CONCESSION_KINDS = {"concession": "承认输掉牌墩", "acquiescence": "同意（默认）对方的声称"}
+CLAIM_ACTS = {"states_tricks_won": "说本方将赢得若干墩（如“剩下的都是我的”）", "states_tricks_lost": "说本方将输掉若干墩",
+              "suggests_curtailing": "建议缩短打牌过程", "shows_cards": "亮出手中的牌", "abandons_hand": "放弃他的一手牌"}
 WORDS_BY_FUNCTION = {"premature_play": {"declarer_option": PREMATURE_OPTIONS}, "simultaneous_play": {"kind": SIMULTANEOUS},
-                     "concession": {"kind": CONCESSION_KINDS}}
+                     "concession": {"kind": CONCESSION_KINDS}, "claim_or_concession": {"act": CLAIM_ACTS}}
 CARD_LISTS = {"hand", "cards_in_order", "dummy_cards", "current_trick_cards", "penalty_cards", "required_cards",
               "partner_hand", "cards", "visible", "cards_in_trick"}
 SUITS = {"led_suit", "previous_trick_winning_suit", "trump", "required_suit", "forbidden_suit"}
@@ -488,6 +492,20 @@ def _concession(i: dict) -> str:
     return f"{did}；{'，'.join(facts)}" + (f"；{'，'.join(when)}" if when else "；及时提出") + "。"
 
 
+def _claim_or_concession(i: dict) -> str:
+    act = word(CLAIM_ACTS, i["act"], "act")
+    if i.get("current_trick_only"):      # 这墩是我的: about the trick in progress, not the later ones
+        act = "说当前这一墩是他的" if i["act"] == "states_tricks_won" else act + "，只涉及当前牌墩"
+    parts = [("一名防家" if i.get("defender_partner_objects") else "一名赛员") + act]
+    if i.get("clearly_not_a_claim"):
+        parts.append("从情况看他显然不打算声称")
+    if i.get("defender_partner_objects"):
+        parts.append("其同伴立即反对")
+    if i.get("disputed"):
+        parts.append("对方有异议")
+    return "，".join(parts) + "。"
+
+
 SITUATIONS: dict[str, Callable[[dict], str]] = {
     "legal_cards": _legal_cards, "trick_winner": _trick_winner, "designate": _designate,
     "penalty_card_kind": _penalty_card_kind, "penalty_card_obligations": _penalty_card_obligations,
@@ -496,7 +514,7 @@ SITUATIONS: dict[str, Callable[[dict], str]] = {
     "lead_out_of_turn": _lead_out_of_turn, "premature_play": _premature_play,
     "simultaneous_play": _simultaneous_play, "defective_trick": _defective_trick,
     "dummy_rights": _dummy_rights, "exposed_card": _exposed_card, "contested_claim": _contested_claim,
-    "concession": _concession,
+    "concession": _concession, "claim_or_concession": _claim_or_concession,
 }
 
 # -- mahjong -----------------------------------------------------------------------------------

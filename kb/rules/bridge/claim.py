@@ -138,3 +138,57 @@ def concession(kind: Any, trick_already_won: Any = False, no_legal_play_loses: A
                                 explanation=f"{text}，但承认方在下一副牌中作出叫牌或该轮比赛结束以后才提出：不取消（71C）；承认成立。")
     return ConcessionRuling(clauses=cids("71", rule), cancelled=True, rule=rule,
                             explanation=f"{text}：裁判应取消该承认（{rule}），该墩不算输掉。")
+
+
+WHAT_COUNTS_CLAUSES = cids("68", "68A", "68B", "68C", "68D", "69A")
+ACTS = ("states_tricks_won", "states_tricks_lost", "suggests_curtailing", "shows_cards", "abandons_hand")
+ACT_NAMES = {"states_tricks_won": "说本方将赢得若干墩", "states_tricks_lost": "说本方将输掉若干墩",
+             "suggests_curtailing": "建议缩短打牌过程", "shows_cards": "亮出手中的牌",
+             "abandons_hand": "放弃他的一手牌"}
+
+
+@dataclass(frozen=True)
+class ClaimKind(Result):
+    """Whether a statement or act is a claim, a concession, or neither, and what follows (68, 69)."""
+
+    kind: str = "none"               # "claim" | "concession" | "none"
+    play_ceases: bool = False
+
+
+def claim_or_concession(act: Any, current_trick_only: Any = False, clearly_not_a_claim: Any = False,
+                        defender_partner_objects: Any = False, disputed: Any = False) -> ClaimKind:
+    """What a player said or did (``act``, one of ACTS): a claim (68A), a concession (68B), or
+    neither. ``current_trick_only``: it concerned only the trick in progress (68: not a claim or
+    concession); ``clearly_not_a_claim``: he showed his cards or proposed to curtail play but
+    evidently did not mean to claim (68A); ``defender_partner_objects``: a defender conceded and his
+    partner objected at once (68B); ``disputed``: an opponent (or dummy) disputes it (68D)."""
+    what = parse_choice(act, "act", ACTS)
+    assert what is not None
+    current = parse_bool(current_trick_only, "current_trick_only")
+    not_meant = parse_bool(clearly_not_a_claim, "clearly_not_a_claim")
+    objects = parse_bool(defender_partner_objects, "defender_partner_objects")
+    dispute = parse_bool(disputed, "disputed")
+    if not_meant and what not in ("suggests_curtailing", "shows_cards"):
+        raise KbError("clearly_not_a_claim: 只用于 suggests_curtailing、shows_cards（68A：除非他显然不打算声称）")
+    if objects and what not in ("states_tricks_lost", "abandons_hand"):
+        raise KbError("defender_partner_objects: 只用于承认（states_tricks_lost、abandons_hand，68B）")
+    did = ACT_NAMES[what]
+    if current:
+        return ClaimKind(clauses=cids("68"), explanation=f"赛员{did}，但只涉及当前牌墩：构成声称或承认的声明或行动，只能涉及"
+                                                          "当前牌墩以后的牌墩（68），打牌照常进行。")
+    if not_meant:
+        return ClaimKind(clauses=cids("68A"), explanation=f"赛员{did}，但显然不打算声称：不属声称（68A），打牌照常进行。")
+    if what in ("states_tricks_won", "suggests_curtailing", "shows_cards"):
+        kind, rule = "claim", "68A"
+        text = f"赛员{did}：属于声称（68A）；声称的同时应说明打牌次序（68C）"
+    else:
+        kind, rule = "concession", "68B"
+        if objects:
+            return ClaimKind(clauses=cids("68B"),
+                             explanation=f"防家{did}，而其同伴立即反对：该承认不能成立；必须立即召请裁判，可应用第16条非法信息（68B）。")
+        text = f"赛员{did}：属于承认（68B）"
+    then = ("任一赛员（包括明手）有异议，必须立即召请裁判，应用第70条、71条，裁判到达前不得采取行动（68D）" if dispute else
+            "如获得对方默认，应用第69条：本方在下一副牌中叫牌或该轮结束前未提出异议，默认成立，以声称或承认的墩数记分（69A）")
+    return ClaimKind(clauses=cids(rule, *(["68C"] if kind == "claim" else []), "68D", *([] if dispute else ["69A"])),
+                     kind=kind, play_ceases=True,
+                     explanation=f"{text}；打牌即告停止，此后的打牌无效（68D）；{then}。")

@@ -75,6 +75,8 @@ RULINGS: tuple[Ruling, ...] = (
            "同时引牌或打牌、一手同时打出多张牌（第58条）"),
     Ruling("defective-trick", defective.defective_trick, defective.DEFECTIVE_CLAUSES,
            "有缺陷的牌墩：漏打或多打一张牌的改正与后果（第67条）"),
+    Ruling("claim-or-concession", claim.claim_or_concession, claim.WHAT_COUNTS_CLAUSES,
+           "亮牌、说“剩下的都是我的”、放弃一手牌：是否构成声称或承认，之后怎么办（第68–69条）"),
     Ruling("contested-claim", claim.contested_claim, claim.CLAIM_CLAUSES,
            "有争议的声称：裁判的程序、外面还有一张将牌、声称者未说明的打法（第70条）"),
     Ruling("concession", claim.concession, claim.CONCESSION_CLAUSES,
