@@ -68,7 +68,7 @@ BRIDGE_LABELS = {   # every input field of every bridge example (LABELS_BY_FUNCT
     "no_normal_play_loses": "任何正常打法都不会失掉该墩", "contract_already_decided": "定约的成败已定，却承认了相反的结果",
     "within_correction_period": "在第79条C款的更正时限内", "before_next_call": "在本方对下一副牌叫牌、该轮结束之前",
     "act": "赛员的言行", "current_trick_only": "只涉及当前牌墩", "clearly_not_a_claim": "他显然不打算声称",
-    "defender_partner_objects": "防家承认时其同伴立即反对", "disputed": "对方（或明手）有异议",
+    "defender_partner_objects": "防家承认时其同伴立即反对", "disputed": "对方（或明手）有异议", "by_defender": "他是防家",
 }
 LABELS_BY_FUNCTION = {
     "is_revoke": {"hand": "出牌前手中的牌", "card": "打出的牌"},
@@ -443,10 +443,15 @@ def bridge_ruling(text: str) -> str:
 
 
 def _dummy_rights(i: dict) -> str:
-    before = "明手此前已违反第43条A款2的限制（交换看牌、离座看庄家打牌或看防家的牌）；" if i.get("after_breach") else ""
+    before = "明手此前已违反第43条A款2的一项限制；" if i.get("after_breach") else ""
     drawn = "另一赛员已指出违规后，" if i.get("attention_drawn") else ""
     revoked = "，庄家确已藏牌" if i.get("declarer_revoked") else ""
-    return f"{before}{drawn}明手{word(DUMMY_ACTIONS, i['action'], 'action')}{revoked}。"
+    did = word(DUMMY_ACTIONS, i["action"], "action")
+    if i.get("after_breach") and i["action"] == "point_out_during_play":
+        did = "在打牌过程中首先指出防守方的违规"              # 43B3: the defenders' irregularity, dummy first
+    if i.get("after_breach") and i["action"] == "ask_declarer_revoke":
+        did = "最先询问庄家是否藏牌"
+    return f"{before}{drawn}明手{did}{revoked}。"
 
 
 def _exposed_card(i: dict) -> str:
@@ -455,7 +460,7 @@ def _exposed_card(i: dict) -> str:
                                     "（明手）" if i["exposed_by"] == partner(decl) else "（防家）")
     if i.get("faced_hand"):
         return f"{who}" + ("在对方越序首引之后" if i.get("after_opening_lead_out_of_turn") else "在打牌过程中") + "摊开手中的牌。"
-    how = "因疏忽暴露（如不慎掉落）了" if i.get("inadvertent", True) else "暴露了"
+    how = "因疏忽暴露（如不慎掉落）了" if i.get("inadvertent", True) else "有意亮出了"
     return f"{who}{how}{card(i['card'])}。"
 
 
@@ -466,37 +471,46 @@ def _contested_claim(i: dict) -> str:
                      + "该将牌" + ("，可能并未觉察" if i.get("claimer_may_be_unaware") else "")
                      + ("，在某种正常打法下可能在该将牌上失墩" if i.get("trick_could_be_lost") else "，任何正常打法都不会在该将牌上失墩"))
     if i.get("new_line"):
-        parts.append("声称者原说明的是一条成功机会较少的正常打法，事后又提出原说明以外的另一条成功路线")
+        parts.append("声称者事后提出原说明以外的另一条成功路线，而另有一种成功机会较少的正常打法")
     if i.get("unstated_line"):
         parts.append("声称要成功须飞牌或跌落（某对手持有某张牌），声称者未曾说明"
                      + ("；声称前该对手在该花色已未跟牌" if i.get("opponent_showed_out") else "")
                      + ("；以后任何正常打法该对手都将跟不出该花色" if i.get("any_normal_play_shows_out") else "")
-                     + ("；不采用此打法是不合理的" if i.get("irrational_otherwise") else ""))
+                     + ("；不采用此打法是不合理的" if i.get("irrational_otherwise") else "")
+                     + ("" if any(i.get(k) for k in ("opponent_showed_out", "any_normal_play_shows_out",
+                                                      "irrational_otherwise")) else "；没有第70条E款所列的例外"))
     return "；".join(parts) + "。"
 
 
 def _concession(i: dict) -> str:
     did = "一名赛员承认输掉一墩" if i["kind"] == "concession" else "一名赛员同意了对方对一墩的声称"
+    if i.get("contract_already_decided"):      # 71B: the concession is of the contract's result
+        did = "庄家已完成定约，却承认定约失败（或防家已击败定约，却承认定约完成）"
     facts = [text for key, text in (
-        ("trick_already_won", "该墩实际上本方已经赢得"), ("no_legal_play_loses", "剩余牌张任何合法打法都不会失掉该墩"),
-        ("contract_already_decided", "定约的成败当时已定，承认的却是相反的结果")) if i.get(key)]
+        ("trick_already_won", "该墩实际上本方已经赢得"), ("no_legal_play_loses", "剩余牌张任何合法打法都不会失掉该墩"))
+        if i.get(key)]
     if i.get("no_normal_play_loses") and not i.get("no_legal_play_loses"):
         facts.append("剩余牌张任何正常打法都不会失掉该墩（某种不正常的打法才会）")
-    if not facts:
+    if not facts and not i.get("contract_already_decided"):
         facts.append("以某种正常打法该墩有可能失掉")
     when = []
     if i.get("within_correction_period") is False:
         when.append("已过第79条C款的更正时限才提出")
     if i.get("before_next_call") is False:
         when.append("本方已对下一副牌叫牌后才提出")
-    return f"{did}；{'，'.join(facts)}" + (f"；{'，'.join(when)}" if when else "；及时提出") + "。"
+    normal_only = i.get("no_normal_play_loses") and not (i.get("trick_already_won") or i.get("no_legal_play_loses")
+                                                          or i.get("contract_already_decided"))
+    in_time = "；在本方对下一副牌叫牌、该轮结束之前提出" if normal_only and i["kind"] == "concession" \
+        else "；在第79条C款的更正时限内提出"
+    return did + "".join(f"；{f}" for f in facts[:1]) + "".join(f"，{f}" for f in facts[1:]) \
+        + (f"；{'，'.join(when)}" if when else in_time) + "。"
 
 
 def _claim_or_concession(i: dict) -> str:
     act = word(CLAIM_ACTS, i["act"], "act")
     if i.get("current_trick_only"):      # 这墩是我的: about the trick in progress, not the later ones
         act = "说当前这一墩是他的" if i["act"] == "states_tricks_won" else act + "，只涉及当前牌墩"
-    parts = [("一名防家" if i.get("defender_partner_objects") else "一名赛员") + act]
+    parts = [("一名防家" if i.get("defender_partner_objects") or i.get("by_defender") else "一名赛员") + act]
     if i.get("clearly_not_a_claim"):
         parts.append("从情况看他显然不打算声称")
     if i.get("defender_partner_objects"):

@@ -60,12 +60,13 @@ def contested_claim(outstanding_trump: Any = False, trump_mentioned: Any = False
                                               ("claimer_may_be_unaware", "声称者不可能未觉察该将牌（70C2不成立）"),
                                               ("trick_could_be_lost", "任何正常打法下都不会在该将牌上失墩（70C3不成立）"))
                        if (flags[key] if key == "trump_mentioned" else not flags[key])]
-            parts.append("对手手中尚有一张将牌，但" + "、".join(lacking) + "：三项须同时具备，不因该将牌给对方牌墩（70C）")
+            parts.append("对手手中尚有一张将牌，但" + "、".join(lacking) + "：70C的三项须同时具备，不按70C给对方牌墩；"
+                         "裁判按声称者的说明裁决，如所述路线会输给该将牌，该墩仍判给对方（70A）")
     new_accepted: bool | None = None
     if new:
         new_accepted = False
         clauses.append("70D")
-        parts.append("声称者在原说明以外又提出新的成功线路，而原说明的正常打法成功机会较少：裁判不予接受（70D）")
+        parts.append("声称者在原说明以外又提出新的成功线路，而另有成功机会较少的正常打法（不论是否说明过）：裁判不予接受（70D）")
     unstated_accepted: bool | None = None
     if unstated:
         clauses.append("70E")
@@ -125,7 +126,7 @@ def concession(kind: Any, trick_already_won: Any = False, no_legal_play_loses: A
                                 explanation="该失墩以某种正常打法有可能丢失，不能撤销默认（69B）；默认成立，以声称的墩数记分（69A）。")
     reasons = [(rule, text) for rule, cond, text in (
         ("71A", won or legal, "所承认的失墩实际上已为本方所得到" if won else "在剩余的牌张中以任何合法的打法该墩均不会丢失"),
-        ("71B", decided, "对已经完成（或已被击败）的定约承认了相反的结果"),
+        ("71B", decided, "庄家对已经完成的定约承认失败（或防家对已被击败的定约承认完成）"),
         ("71C", normal and not (won or legal), "所承认的牌墩在剩余牌张中以任何正常打法均不可能丢失")) if cond]
     if not reasons:
         return ConcessionRuling(clauses=cids("68B", "71"),
@@ -136,11 +137,15 @@ def concession(kind: Any, trick_already_won: Any = False, no_legal_play_loses: A
     if rule == "71C" and not early:
         return ConcessionRuling(clauses=cids("71", "71C"),
                                 explanation=f"{text}，但承认方在下一副牌中作出叫牌或该轮比赛结束以后才提出：不取消（71C）；承认成立。")
+    if rule == "71B":
+        return ConcessionRuling(clauses=cids("71", rule), cancelled=True, rule=rule,
+                                explanation=f"{text}：裁判应取消该承认（71B），按定约已完成（或已被击败）记分。")
+    when = "承认方在本方对下一副牌叫牌或该轮比赛结束以前提出，" if rule == "71C" else ""
     return ConcessionRuling(clauses=cids("71", rule), cancelled=True, rule=rule,
-                            explanation=f"{text}：裁判应取消该承认（{rule}），该墩不算输掉。")
+                            explanation=f"{text}，{when}裁判应取消该承认（{rule}），该墩不算输掉。")
 
 
-WHAT_COUNTS_CLAUSES = cids("68", "68A", "68B", "68C", "68D", "69A")
+WHAT_COUNTS_CLAUSES = cids("68", "68A", "68B", "68C", "68D", "69A", "70", "71", "48A", "49", "50")
 ACTS = ("states_tricks_won", "states_tricks_lost", "suggests_curtailing", "shows_cards", "abandons_hand")
 ACT_NAMES = {"states_tricks_won": "说本方将赢得若干墩", "states_tricks_lost": "说本方将输掉若干墩",
              "suggests_curtailing": "建议缩短打牌过程", "shows_cards": "亮出手中的牌",
@@ -156,28 +161,34 @@ class ClaimKind(Result):
 
 
 def claim_or_concession(act: Any, current_trick_only: Any = False, clearly_not_a_claim: Any = False,
-                        defender_partner_objects: Any = False, disputed: Any = False) -> ClaimKind:
+                        defender_partner_objects: Any = False, disputed: Any = False,
+                        by_defender: Any = False) -> ClaimKind:
     """What a player said or did (``act``, one of ACTS): a claim (68A), a concession (68B), or
     neither. ``current_trick_only``: it concerned only the trick in progress (68: not a claim or
     concession); ``clearly_not_a_claim``: he showed his cards or proposed to curtail play but
     evidently did not mean to claim (68A); ``defender_partner_objects``: a defender conceded and his
-    partner objected at once (68B); ``disputed``: an opponent (or dummy) disputes it (68D)."""
+    partner objected at once (68B); ``disputed``: an opponent (or dummy) disputes it (68D);
+    ``by_defender``: the player is a defender (cards he shows without claiming are penalty cards, 49)."""
     what = parse_choice(act, "act", ACTS)
     assert what is not None
     current = parse_bool(current_trick_only, "current_trick_only")
     not_meant = parse_bool(clearly_not_a_claim, "clearly_not_a_claim")
     objects = parse_bool(defender_partner_objects, "defender_partner_objects")
     dispute = parse_bool(disputed, "disputed")
+    defender = parse_bool(by_defender, "by_defender")
     if not_meant and what not in ("suggests_curtailing", "shows_cards"):
         raise KbError("clearly_not_a_claim: 只用于 suggests_curtailing、shows_cards（68A：除非他显然不打算声称）")
     if objects and what not in ("states_tricks_lost", "abandons_hand"):
         raise KbError("defender_partner_objects: 只用于承认（states_tricks_lost、abandons_hand，68B）")
     did = ACT_NAMES[what]
     if current:
-        return ClaimKind(clauses=cids("68"), explanation=f"赛员{did}，但只涉及当前牌墩：构成声称或承认的声明或行动，只能涉及"
-                                                          "当前牌墩以后的牌墩（68），打牌照常进行。")
+        return ClaimKind(clauses=cids("68"), explanation="赛员所说所为只涉及当前牌墩：不是声称或承认——构成声称或承认的"
+                                                          "声明或行动，只能涉及当前牌墩以后的牌墩（68），打牌照常进行。")
     if not_meant:
-        return ClaimKind(clauses=cids("68A"), explanation=f"赛员{did}，但显然不打算声称：不属声称（68A），打牌照常进行。")
+        cards = ("他是防家，亮出的牌成为罚张（49），按第50条处理" if defender else "庄家暴露的牌张不受判罚（48A）") \
+            if what == "shows_cards" else ""
+        return ClaimKind(clauses=cids("68A", *((["49", "50"] if defender else ["48A"]) if cards else [])),
+                         explanation=f"赛员{did}，但显然不打算声称：不属声称（68A），打牌照常进行" + (f"；{cards}" if cards else "") + "。")
     if what in ("states_tricks_won", "suggests_curtailing", "shows_cards"):
         kind, rule = "claim", "68A"
         text = f"赛员{did}：属于声称（68A）；声称的同时应说明打牌次序（68C）"
@@ -188,7 +199,9 @@ def claim_or_concession(act: Any, current_trick_only: Any = False, clearly_not_a
                              explanation=f"防家{did}，而其同伴立即反对：该承认不能成立；必须立即召请裁判，可应用第16条非法信息（68B）。")
         text = f"赛员{did}：属于承认（68B）"
     then = ("任一赛员（包括明手）有异议，必须立即召请裁判，应用第70条、71条，裁判到达前不得采取行动（68D）" if dispute else
-            "如获得对方默认，应用第69条：本方在下一副牌中叫牌或该轮结束前未提出异议，默认成立，以声称或承认的墩数记分（69A）")
-    return ClaimKind(clauses=cids(rule, *(["68C"] if kind == "claim" else []), "68D", *([] if dispute else ["69A"])),
+            "如获得对方默认，应用第69条：默认方在下一副牌中叫牌或该轮结束前未提出异议，默认成立，以声称或承认的墩数记分（69A）"
+            + ("；承认仍可能按第71条取消" if kind == "concession" else ""))
+    later = ["70", "71"] if dispute else ["69A"] + (["71"] if kind == "concession" else [])
+    return ClaimKind(clauses=cids(rule, *(["68C"] if kind == "claim" else []), "68D", *later),
                      kind=kind, play_ceases=True,
                      explanation=f"{text}；打牌即告停止，此后的打牌无效（68D）；{then}。")

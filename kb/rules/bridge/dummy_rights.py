@@ -7,7 +7,7 @@ from typing import Any
 from kb.errors import KbError
 from kb.rules.bridge.cards import Result, cids, parse_bool, parse_choice
 
-DUMMY_RIGHTS_CLAUSES = cids("42A1", "42A2", "42A3", "42B1", "42B2", "42B3", "43A1a", "43A1b", "43A1c", "43A2a",
+DUMMY_RIGHTS_CLAUSES = cids("42A1", "42A2", "42A3", "42B", "42B1", "42B2", "42B3", "43A1a", "43A1b", "43A1c", "43A2", "43A2a",
                             "43A2b", "43A2c", "43B1", "43B2a", "43B2b", "43B3", "45F", "61B")
 
 # What dummy did (or wants to do), with the clause that allows or forbids it and its words.
@@ -58,31 +58,37 @@ def dummy_rights(action: Any, after_breach: Any = False, attention_drawn: Any = 
                            explanation="另一赛员已指出违规，明手可以召请裁判（43A1a：除非已有另一赛员指出违规，"
                                        "明手不得主动召请裁判）。")
     if breach and act == "prevent_irregularity":
-        return DummyRuling(clauses=cids("42B2", "43B2a"), allowed=False, rectification="43B2a",
+        return DummyRuling(clauses=cids("43A2", "42B2", "43B2a"), allowed=False, rectification="43B2a",
                            explanation="明手此前已违反第43条A款2的限制：他再提示庄家不要从错误方位引牌，"
                                        "（判罚）任一防家均可指定庄家从某一方位引牌（43B2a）。"
                                        "未违反该限制时，明手可试图防止庄家的违规（42B2）。")
     if breach and act == "ask_declarer_revoke":
         if revoked:
-            return DummyRuling(clauses=cids("42B1", "43B2b", "61B"), allowed=False, rectification="43B2b",
+            return DummyRuling(clauses=cids("43A2", "42B1", "43B2b", "61B"), allowed=False, rectification="43B2b",
                                explanation="明手此前已违反第43条A款2的限制，又最先询问庄家的打牌是否构成藏牌，"
                                            "而庄家确已藏牌：庄家必须换出正确的牌张，同时视同藏牌成立，"
                                            "应用第64条判罚（43B2b）。")
-        return DummyRuling(clauses=cids("42B1", "43B2b", "61B"), allowed=True,
+        return DummyRuling(clauses=cids("43A2", "42B1", "43B2b", "61B"), allowed=True,
                            explanation="明手可以询问庄家引牌花色是否仍有牌张（42B1、61B）；他此前已违反第43条A款2的"
                                        "限制，如庄家确已藏牌，则须换出正确的牌张，视同藏牌成立（43B2b）；"
                                        "此处庄家并未藏牌，不判罚。")
     if breach and act == "point_out_during_play":
-        return DummyRuling(clauses=cids("43A1b", "43B3", "43B1"), allowed=False, rectification="43B3",
+        return DummyRuling(clauses=cids("43A2", "43A1b", "43B3", "43B1"), allowed=False, rectification="43B3",
                            explanation="明手此前已违反第43条A款2的限制，又在打牌过程中首先指出防守方的违规："
                                        "对防守方的违规不应给予判罚；如防守方从其违规中直接获益，裁判应判给双方"
                                        "调整分（43B3）。明手本身的违规，应受到第90条的判罚（43B1）。")
     if allowed:
-        return DummyRuling(clauses=cids(clause), allowed=True, explanation=f"可以：{words}（{clause}）。")
+        # 42B: dummy's limited rights hold only while he keeps within Law 43
+        after = {"ask_declarer_revoke": "（但如明手此前违反了第43条A款2的限制，见43B2(b)）",
+                 "prevent_irregularity": "（但如明手此前违反了第43条A款2的限制，见43B2(a)）"}.get(act, "")
+        return DummyRuling(clauses=cids(clause, *(["42B", "43B2b" if act == "ask_declarer_revoke" else "43B2a"] if after else [])),
+                           allowed=True, explanation=f"可以：{words}（{clause}）{after}。")
     if act == "ask_defender_revoke":
         return DummyRuling(clauses=cids("42B1", "61B"), allowed=False,
                            explanation=f"不可以：{words}（42B1；61B同此）。")
     extra = ""
+    if act == "point_out_during_play":
+        extra = "他指出的违规仍按规则处理（他此前违反第43条A款2的限制而首先指出防守方违规的，见43B3）。"
     if act == "suggest_play":
         extra = "如明手指示打牌，裁判判断他有无建议庄家打牌的意图，防家因此受到损害时可判给调整分（45F）。"
     if act in SPECIAL:

@@ -8,7 +8,7 @@ from kb.errors import KbError
 from kb.rules.bridge.cards import SEAT_NAMES, Result, cids, parse_bool, parse_card, parse_seat, partner
 from kb.rules.bridge.penalty import kind_of
 
-EXPOSED_CLAUSES = cids("48A", "48B1", "48B2", "49", "50", "50B", "54", "68")
+EXPOSED_CLAUSES = cids("48A", "48B1", "48B2", "49", "50", "50B", "54", "54A", "68", "45C2")
 
 
 @dataclass(frozen=True)
@@ -39,9 +39,9 @@ def exposed_card(exposed_by: Any, declarer: Any, card: Any = None, inadvertent: 
         if who != decl:
             raise KbError("faced_hand: 第48条B款只说庄家摊牌；防家摊牌是声称或承认（第68条）")
         if after_lead:
-            return ExposedRuling(clauses=cids("48B1", "54"), treated_as="opening_lead_out_of_turn",
-                                 explanation=f"{seat}在对方越序首引后摊开手中的牌：应用第54条（48B1）——"
-                                             "他可以成为明手，已开始摊牌而有牌张暴露时必须摊牌（54A）。")
+            return ExposedRuling(clauses=cids("48B1", "54", "54A"), treated_as="opening_lead_out_of_turn",
+                                 explanation=f"{seat}在对方牌面向上的越序首引后摊开手中的牌：应用第54条（48B1）——"
+                                             "他摊了牌，即成为明手，原明手成为庄家（54A）。")
         return ExposedRuling(clauses=cids("48B2", "68"), treated_as="claim",
                              explanation=f"{seat}在对方越序首引后立刻摊牌以外的时间摊出手中的牌：被认为是作出声称或承认，"
                                          "应用第68条（48B2）。")
@@ -49,9 +49,15 @@ def exposed_card(exposed_by: Any, declarer: Any, card: Any = None, inadvertent: 
         raise KbError("card: 应给出暴露的牌（或 faced_hand 为 true）")
     c = parse_card(card, "card")
     if role != "防家":
-        dropped = "；庄家不慎掉落的牌张，不要求强制打出" if role == "庄家" else ""
-        return ExposedRuling(clauses=cids("48A"),
-                             explanation=f"{seat}暴露的{c.label}不受判罚，庄家和明手的牌张永远不会成为罚张（48A）{dropped}。")
+        if role == "庄家" and inad:
+            after, extra = "；庄家不慎掉落的牌张，不要求强制打出", []
+        elif role == "庄家":       # shown on purpose: not a penalty card, but it may be a played card
+            after, extra = ("；但庄家从手中抽出的牌，牌面向上碰到或几乎碰到桌面，或停留在看来已经打出的位置上，"
+                            "则必须打出（45C2）"), ["45C2"]
+        else:
+            after, extra = "", []
+        return ExposedRuling(clauses=cids("48A", *extra),
+                             explanation=f"{seat}暴露的{c.label}不受判罚，庄家和明手的牌张永远不会成为罚张（48A）{after}。")
     kind, why = kind_of(c, inad, 1)
     return ExposedRuling(clauses=cids("49", "50", "50B"), penalty_card=True, kind=kind,
                          explanation=f"{seat}暴露的{c.label}成为罚张（49），按第50条处理：{why}。")
