@@ -319,17 +319,17 @@ def _revoke_adjustment(i: dict) -> str:
         parts.append(f"庄家为{seat(i['declarer'])}")
     later = i.get("later_tricks_won", [])
     parts.append(f"违规方此后赢得{'、'.join(f'第{n}墩' for n in later)}" if later else "违规方此后未再赢墩")
-    if i.get("second_revoke_same_suit"):
-        parts.append("这是同一花色的第二次藏牌")
-    if i.get("offender_won_later_with_legal_card"):
-        parts.append("违规者后来用藏牌时本可合法打出的牌张赢得一墩")
-    if i.get("faced_card"):
-        parts.append("藏牌出于摊在桌面上的牌（罚张、摊牌者或明手的牌）")
-    if i.get("after_next_deal_call"):
-        parts.append("非违规方已对下一副牌叫牌后才指出")
-    if i.get("after_round_end"):
-        parts.append("一轮结束后才指出")
+    parts += _flagged(i, (("second_revoke_same_suit", "这是同一花色的第二次藏牌"),
+                          ("offender_won_later_with_legal_card", "违规者后来用藏牌时本可合法打出的牌张赢得一墩"),
+                          ("faced_card", "藏牌出于摊在桌面上的牌（罚张、摊牌者或明手的牌）"),
+                          ("after_next_deal_call", "非违规方已对下一副牌叫牌后才指出"),
+                          ("after_round_end", "一轮结束后才指出")))
     return "，".join(parts) + "。"
+
+
+def _flagged(i: dict, said: tuple[tuple[str, str], ...]) -> list[str]:
+    """The words of each flag of ``i`` that is set, in the order given."""
+    return [text for key, text in said if i.get(key)]
 
 
 def _insufficient_bid(i: dict) -> str:
@@ -486,9 +486,8 @@ def _concession(i: dict) -> str:
     did = "一名赛员承认输掉一墩" if i["kind"] == "concession" else "一名赛员同意了对方对一墩的声称"
     if i.get("contract_already_decided"):      # 71B: the concession is of the contract's result
         did = "庄家已完成定约，却承认定约失败（或防家已击败定约，却承认定约完成）"
-    facts = [text for key, text in (
-        ("trick_already_won", "该墩实际上本方已经赢得"), ("no_legal_play_loses", "剩余牌张任何合法打法都不会失掉该墩"))
-        if i.get(key)]
+    facts = _flagged(i, (("trick_already_won", "该墩实际上本方已经赢得"),
+                         ("no_legal_play_loses", "剩余牌张任何合法打法都不会失掉该墩")))
     if i.get("no_normal_play_loses") and not i.get("no_legal_play_loses"):
         facts.append("剩余牌张任何正常打法都不会失掉该墩（某种不正常的打法才会）")
     if not facts and not i.get("contract_already_decided"):
@@ -511,12 +510,8 @@ def _claim_or_concession(i: dict) -> str:
     if i.get("current_trick_only"):      # 这墩是我的: about the trick in progress, not the later ones
         act = "说当前这一墩是他的" if i["act"] == "states_tricks_won" else act + "，只涉及当前牌墩"
     parts = [("一名防家" if i.get("defender_partner_objects") or i.get("by_defender") else "一名赛员") + act]
-    if i.get("clearly_not_a_claim"):
-        parts.append("从情况看他显然不打算声称")
-    if i.get("defender_partner_objects"):
-        parts.append("其同伴立即反对")
-    if i.get("disputed"):
-        parts.append("对方有异议")
+    parts += _flagged(i, (("clearly_not_a_claim", "从情况看他显然不打算声称"), ("defender_partner_objects", "其同伴立即反对"),
+                          ("disputed", "对方有异议")))
     return "，".join(parts) + "。"
 
 
