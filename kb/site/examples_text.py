@@ -101,7 +101,7 @@ CHOSEN = {"accept": "接受该引牌", "withdraw": "要求收回该引牌", "dec
 WORDS: dict[str, dict[str, str]] = {"turn": TURNS, "declarer_option": OPTIONS, "kind": KINDS, "choice": CHOICE_NAMES,
                                     "fault": FAULTS, "action": DUMMY_ACTIONS}
 CONCESSION_KINDS = {"concession": "承认输掉牌墩", "acquiescence": "同意（默认）对方的声称"}
-CLAIM_ACTS = {"states_tricks_won": "说本方将赢得若干墩（如“剩下的都是我的”）", "states_tricks_lost": "说本方将输掉若干墩",
+CLAIM_ACTS = {"states_tricks_won": "说本方将赢得若干墩", "states_tricks_lost": "说本方将输掉若干墩",
               "suggests_curtailing": "建议缩短打牌过程", "shows_cards": "亮出手中的牌", "abandons_hand": "放弃他的一手牌"}
 WORDS_BY_FUNCTION = {"premature_play": {"declarer_option": PREMATURE_OPTIONS}, "simultaneous_play": {"kind": SIMULTANEOUS},
                      "concession": {"kind": CONCESSION_KINDS}, "claim_or_concession": {"act": CLAIM_ACTS}}
@@ -451,6 +451,8 @@ def _dummy_rights(i: dict) -> str:
         did = "在打牌过程中首先指出防守方的违规"              # 43B3: the defenders' irregularity, dummy first
     if i.get("after_breach") and i["action"] == "ask_declarer_revoke":
         did = "最先询问庄家是否藏牌"
+    if i.get("after_breach") and i["action"] == "prevent_irregularity":
+        did = "提醒庄家不要从错误方位引牌"                   # 43B2(a) is about that warning only
     return f"{before}{drawn}明手{did}{revoked}。"
 
 
@@ -459,7 +461,8 @@ def _exposed_card(i: dict) -> str:
     who = seat(i["exposed_by"]) + ("（庄家）" if i["exposed_by"] == decl else
                                     "（明手）" if i["exposed_by"] == partner(decl) else "（防家）")
     if i.get("faced_hand"):
-        return f"{who}" + ("在对方越序首引之后" if i.get("after_opening_lead_out_of_turn") else "在打牌过程中") + "摊开手中的牌。"
+        return f"{who}" + ("在对方牌面向上的越序首引之后立刻" if i.get("after_opening_lead_out_of_turn") else "在打牌过程中") \
+            + "摊开手中的牌。"
     how = "因疏忽暴露（如不慎掉落）了" if i.get("inadvertent", True) else "有意亮出了"
     return f"{who}{how}{card(i['card'])}。"
 
@@ -491,7 +494,7 @@ def _concession(i: dict) -> str:
     if i.get("no_normal_play_loses") and not i.get("no_legal_play_loses"):
         facts.append("剩余牌张任何正常打法都不会失掉该墩（某种不正常的打法才会）")
     if not facts and not i.get("contract_already_decided"):
-        facts.append("以某种正常打法该墩有可能失掉")
+        facts.append("该墩并非本方已赢得，以某种正常打法也有可能失掉")
     when = []
     if i.get("within_correction_period") is False:
         when.append("已过第79条C款的更正时限才提出")

@@ -129,8 +129,9 @@ def concession(kind: Any, trick_already_won: Any = False, no_legal_play_loses: A
         ("71B", decided, "庄家对已经完成的定约承认失败（或防家对已被击败的定约承认完成）"),
         ("71C", normal and not (won or legal), "所承认的牌墩在剩余牌张中以任何正常打法均不可能丢失")) if cond]
     if not reasons:
-        return ConcessionRuling(clauses=cids("68B", "71"),
-                                explanation="该墩以某种正常打法有可能丢失：承认一经作出，即告成立（71），按承认的墩数记分。")
+        return ConcessionRuling(clauses=cids("68B", "71", "71A", "71C"),
+                                explanation="该墩并非本方已赢得，以某种正常打法也有可能丢失（71A、71C均不适用）：承认一经作出，"
+                                            "即告成立（71），按承认的墩数记分。")
     rule, text = reasons[0]
     if late:
         return ConcessionRuling(clauses=cids("71", rule), explanation=f"{text}，{late}（71）；承认成立。")
@@ -145,7 +146,7 @@ def concession(kind: Any, trick_already_won: Any = False, no_legal_play_loses: A
                             explanation=f"{text}，{when}裁判应取消该承认（{rule}），该墩不算输掉。")
 
 
-WHAT_COUNTS_CLAUSES = cids("68", "68A", "68B", "68C", "68D", "69A", "70", "71", "48A", "49", "50")
+WHAT_COUNTS_CLAUSES = cids("68", "68A", "68B", "68C", "68D", "69A", "70", "71", "48A", "49", "50", "50B")
 ACTS = ("states_tricks_won", "states_tricks_lost", "suggests_curtailing", "shows_cards", "abandons_hand")
 ACT_NAMES = {"states_tricks_won": "说本方将赢得若干墩", "states_tricks_lost": "说本方将输掉若干墩",
              "suggests_curtailing": "建议缩短打牌过程", "shows_cards": "亮出手中的牌",
@@ -185,9 +186,10 @@ def claim_or_concession(act: Any, current_trick_only: Any = False, clearly_not_a
         return ClaimKind(clauses=cids("68"), explanation="赛员所说所为只涉及当前牌墩：不是声称或承认——构成声称或承认的"
                                                           "声明或行动，只能涉及当前牌墩以后的牌墩（68），打牌照常进行。")
     if not_meant:
-        cards = ("他是防家，亮出的牌成为罚张（49），按第50条处理" if defender else "庄家暴露的牌张不受判罚（48A）") \
+        cards = ("他是防家，亮出的牌成为罚张（49），按第50条处理；亮出两张或更多时，所有罚张均成为重罚张（50B）"
+                 if defender else "庄家暴露的牌张不受判罚（48A）") \
             if what == "shows_cards" else ""
-        return ClaimKind(clauses=cids("68A", *((["49", "50"] if defender else ["48A"]) if cards else [])),
+        return ClaimKind(clauses=cids("68A", *((["49", "50", "50B"] if defender else ["48A"]) if cards else [])),
                          explanation=f"赛员{did}，但显然不打算声称：不属声称（68A），打牌照常进行" + (f"；{cards}" if cards else "") + "。")
     if what in ("states_tricks_won", "suggests_curtailing", "shows_cards"):
         kind, rule = "claim", "68A"

@@ -8,7 +8,7 @@ from kb.errors import KbError
 from kb.rules.bridge.cards import Result, cids, parse_bool, parse_choice
 
 DUMMY_RIGHTS_CLAUSES = cids("42A1", "42A2", "42A3", "42B", "42B1", "42B2", "42B3", "43A1a", "43A1b", "43A1c", "43A2", "43A2a",
-                            "43A2b", "43A2c", "43B1", "43B2a", "43B2b", "43B3", "45F", "61B")
+                            "43A2b", "43A2c", "43B1", "43B2a", "43B2b", "43B3", "45F", "61B", "64")
 
 # What dummy did (or wants to do), with the clause that allows or forbids it and its words.
 ACTIONS: dict[str, tuple[str, bool, str]] = {
@@ -64,7 +64,7 @@ def dummy_rights(action: Any, after_breach: Any = False, attention_drawn: Any = 
                                        "未违反该限制时，明手可试图防止庄家的违规（42B2）。")
     if breach and act == "ask_declarer_revoke":
         if revoked:
-            return DummyRuling(clauses=cids("43A2", "42B1", "43B2b", "61B"), allowed=False, rectification="43B2b",
+            return DummyRuling(clauses=cids("43A2", "42B1", "43B2b", "61B", "64"), allowed=False, rectification="43B2b",
                                explanation="明手此前已违反第43条A款2的限制，又最先询问庄家的打牌是否构成藏牌，"
                                            "而庄家确已藏牌：庄家必须换出正确的牌张，同时视同藏牌成立，"
                                            "应用第64条判罚（43B2b）。")
@@ -85,7 +85,7 @@ def dummy_rights(action: Any, after_breach: Any = False, attention_drawn: Any = 
                            allowed=True, explanation=f"可以：{words}（{clause}）{after}。")
     if act == "ask_defender_revoke":
         return DummyRuling(clauses=cids("42B1", "61B"), allowed=False,
-                           explanation=f"不可以：{words}（42B1；61B同此）。")
+                           explanation=f"不可以：{words}（42B1；61B只许明手询问庄家）。如防家确已藏牌，仍按第61–64条处理。")
     extra = ""
     if act == "point_out_during_play":
         extra = "他指出的违规仍按规则处理（他此前违反第43条A款2的限制而首先指出防守方违规的，见43B3）。"
@@ -95,6 +95,7 @@ def dummy_rights(action: Any, after_breach: Any = False, attention_drawn: Any = 
         extra = "此后他再有第43条B款2所列行为（提示庄家不要从错误方位引牌、最先询问庄家是否藏牌）时另受特别判罚，" \
                 "他首先指出防守方的违规时不判罚防守方（43B2、43B3）。"
     clauses = [clause, "43B1"] + (["45F"] if act == "suggest_play" else []) + \
+        (["43B3"] if act == "point_out_during_play" else []) + \
         (["43B2a", "43B2b", "43B3"] if act in SPECIAL else [])
     return DummyRuling(clauses=cids(*clauses), allowed=False,
                        explanation=f"不可以：{words}（{clause}）。明手违反第43条A款的限制，应受到第90条的判罚（43B1）。"

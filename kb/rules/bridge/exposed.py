@@ -8,7 +8,7 @@ from kb.errors import KbError
 from kb.rules.bridge.cards import SEAT_NAMES, Result, cids, parse_bool, parse_card, parse_seat, partner
 from kb.rules.bridge.penalty import kind_of
 
-EXPOSED_CLAUSES = cids("48A", "48B1", "48B2", "49", "50", "50B", "54", "54A", "68", "45C2")
+EXPOSED_CLAUSES = cids("48A", "48B1", "48B2", "49", "50", "50B", "54", "54A", "68", "68A", "45C2")
 
 
 @dataclass(frozen=True)
@@ -42,9 +42,9 @@ def exposed_card(exposed_by: Any, declarer: Any, card: Any = None, inadvertent: 
             return ExposedRuling(clauses=cids("48B1", "54", "54A"), treated_as="opening_lead_out_of_turn",
                                  explanation=f"{seat}在对方牌面向上的越序首引后摊开手中的牌：应用第54条（48B1）——"
                                              "他摊了牌，即成为明手，原明手成为庄家（54A）。")
-        return ExposedRuling(clauses=cids("48B2", "68"), treated_as="claim",
+        return ExposedRuling(clauses=cids("48B2", "68", "68A"), treated_as="claim",
                              explanation=f"{seat}在对方越序首引后立刻摊牌以外的时间摊出手中的牌：被认为是作出声称或承认，"
-                                         "应用第68条（48B2）。")
+                                         "应用第68条（48B2；他显然不打算声称的除外，68A）。")
     if card is None:
         raise KbError("card: 应给出暴露的牌（或 faced_hand 为 true）")
     c = parse_card(card, "card")
