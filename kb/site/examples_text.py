@@ -18,7 +18,9 @@ from typing import Any
 from kb.errors import KbError
 from kb.records import Record
 from kb.rules.bridge.auction import parse_call
-from kb.rules.bridge.cards import SEAT_NAMES, SUIT_NAMES, next_seat, parse_card, parse_seat, partner
+from kb.rules.bridge.cards import SEAT_NAMES, SUIT_NAMES, next_seat, parse_card, parse_seat, partner, seat_and_role
+from kb.rules.bridge.claim import ACT_NAMES
+from kb.rules.bridge.claim import KIND_NAMES as CONCESSION_KINDS
 from kb.rules.bridge.lead import CHOICE_NAMES
 from kb.rules.bridge.registry import BY_NAME
 from kb.rules.mahjong.examples import hand_of
@@ -100,11 +102,8 @@ DUMMY_ACTIONS = {
 CHOSEN = {"accept": "接受该引牌", "withdraw": "要求收回该引牌", "declarer_faces_hand": "摊牌，自己成为明手"}
 WORDS: dict[str, dict[str, str]] = {"turn": TURNS, "declarer_option": OPTIONS, "kind": KINDS, "choice": CHOICE_NAMES,
                                     "fault": FAULTS, "action": DUMMY_ACTIONS}
-CONCESSION_KINDS = {"concession": "承认输掉牌墩", "acquiescence": "同意（默认）对方的声称"}
-CLAIM_ACTS = {"states_tricks_won": "说本方将赢得若干墩", "states_tricks_lost": "说本方将输掉若干墩",
-              "suggests_curtailing": "建议缩短打牌过程", "shows_cards": "亮出手中的牌", "abandons_hand": "放弃他的一手牌"}
 WORDS_BY_FUNCTION = {"premature_play": {"declarer_option": PREMATURE_OPTIONS}, "simultaneous_play": {"kind": SIMULTANEOUS},
-                     "concession": {"kind": CONCESSION_KINDS}, "claim_or_concession": {"act": CLAIM_ACTS}}
+                     "concession": {"kind": CONCESSION_KINDS}, "claim_or_concession": {"act": ACT_NAMES}}
 CARD_LISTS = {"hand", "cards_in_order", "dummy_cards", "current_trick_cards", "penalty_cards", "required_cards",
               "partner_hand", "cards", "visible", "cards_in_trick"}
 SUITS = {"led_suit", "previous_trick_winning_suit", "trump", "required_suit", "forbidden_suit"}
@@ -457,9 +456,7 @@ def _dummy_rights(i: dict) -> str:
 
 
 def _exposed_card(i: dict) -> str:
-    decl = i["declarer"]
-    who = seat(i["exposed_by"]) + ("（庄家）" if i["exposed_by"] == decl else
-                                    "（明手）" if i["exposed_by"] == partner(decl) else "（防家）")
+    who = seat_and_role(str(parse_seat(i["exposed_by"], "exposed_by")), str(parse_seat(i["declarer"], "declarer")))
     if i.get("faced_hand"):
         return f"{who}" + ("在对方牌面向上的越序首引之后立刻" if i.get("after_opening_lead_out_of_turn") else "在打牌过程中") \
             + "摊开手中的牌。"
@@ -509,7 +506,7 @@ def _concession(i: dict) -> str:
 
 
 def _claim_or_concession(i: dict) -> str:
-    act = word(CLAIM_ACTS, i["act"], "act")
+    act = word(ACT_NAMES, i["act"], "act")
     if i.get("current_trick_only"):      # 这墩是我的: about the trick in progress, not the later ones
         act = "说当前这一墩是他的" if i["act"] == "states_tricks_won" else act + "，只涉及当前牌墩"
     parts = [("一名防家" if i.get("defender_partner_objects") or i.get("by_defender") else "一名赛员") + act]

@@ -167,6 +167,21 @@ def partner(seat: str) -> str:
     return SEATS[(SEATS.index(seat) + 2) % 4]
 
 
+ROLE_NAMES = {"declarer": "庄家", "dummy": "明手", "defender": "防家"}
+
+
+def role(seat: str, declarer: str) -> str:
+    """``declarer``, ``dummy`` or ``defender``: what the player at ``seat`` is in the play."""
+    if seat == declarer:
+        return "declarer"
+    return "dummy" if seat == partner(declarer) else "defender"
+
+
+def seat_and_role(seat: str, declarer: str) -> str:
+    """The seat as a ruling names it, with what the player is: 东家（防家）."""
+    return f"{SEAT_NAMES[seat]}（{ROLE_NAMES[role(seat, declarer)]}）"
+
+
 def side(seat: str) -> str:
     """The partnership of a seat: ``"NS"`` or ``"EW"``."""
     return "NS" if seat in "NS" else "EW"

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kb.errors import KbError
-from kb.rules.bridge.cards import SEAT_NAMES, Result, cids, parse_bool, parse_card, parse_seat, partner
+from kb.rules.bridge.cards import Result, cids, parse_bool, parse_card, parse_seat, role, seat_and_role
 from kb.rules.bridge.penalty import kind_of
 
 EXPOSED_CLAUSES = cids("48A", "48B1", "48B2", "49", "50", "50B", "54", "54A", "68", "68A", "45C2")
@@ -33,8 +33,8 @@ def exposed_card(exposed_by: Any, declarer: Any, card: Any = None, inadvertent: 
     inad = parse_bool(inadvertent, "inadvertent")
     if after_lead and not faced:
         raise KbError("after_opening_lead_out_of_turn: 只在 faced_hand 为 true 时适用（48B1）")
-    role = "庄家" if who == decl else ("明手" if who == partner(decl) else "防家")
-    seat = f"{SEAT_NAMES[who]}（{role}）"
+    played_as = role(who, decl)
+    seat = seat_and_role(who, decl)
     if faced:
         if who != decl:
             raise KbError("faced_hand: 第48条B款只说庄家摊牌；防家摊牌是声称或承认（第68条）")
@@ -48,10 +48,10 @@ def exposed_card(exposed_by: Any, declarer: Any, card: Any = None, inadvertent: 
     if card is None:
         raise KbError("card: 应给出暴露的牌（或 faced_hand 为 true）")
     c = parse_card(card, "card")
-    if role != "防家":
-        if role == "庄家" and inad:
+    if played_as != "defender":
+        if played_as == "declarer" and inad:
             after, extra = "；庄家不慎掉落的牌张，不要求强制打出", []
-        elif role == "庄家":       # shown on purpose: not a penalty card, but it may be a played card
+        elif played_as == "declarer":       # shown on purpose: not a penalty card, but it may be a played card
             after, extra = ("；但庄家从手中抽出的牌，牌面向上碰到或几乎碰到桌面，或停留在看来已经打出的位置上，"
                             "则必须打出（45C2）"), ["45C2"]
         else:

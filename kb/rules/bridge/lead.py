@@ -15,6 +15,7 @@ from kb.rules.bridge.cards import (
     parse_choice,
     parse_seat,
     partner,
+    seat_and_role,
 )
 
 LEAD_OUT_OF_TURN_CLAUSES = cids("53A", "53B", "54", "54A", "54B", "54B1", "54C", "54D", "55A", "55B1", "55B2",
@@ -61,7 +62,7 @@ def lead_out_of_turn(leader: Any, correct_leader: Any, declarer: Any, card: Any,
     pick = parse_choice(choice, "choice", CHOICES, optional=True)
     by = parse_seat(played_by, "played_by", optional=True)
     defender = off not in (decl, dummy)
-    who = f"{SEAT_NAMES[off]}（{'防家' if defender else ('庄家' if off == decl else '明手')}）"
+    who = seat_and_role(off, decl)
     situation = (f"{'首引' if opening else '本墩'}应由{SEAT_NAMES[right]}引牌，{who}越序引出{led.label}")
     if by is not None:
         if by == next_seat(off):

@@ -19,7 +19,7 @@ from kb.rules.bridge.cards import (
     parse_int,
     parse_seat,
     parse_suit,
-    partner,
+    role,
     side,
     sort_cards,
 )
@@ -126,11 +126,7 @@ def is_revoke(hand: Any, led_suit: Any, card: Any, required_cards: Any = None,
 
 
 def _role(seat: str, declarer: str | None) -> str | None:
-    if declarer is None:
-        return None
-    if seat == declarer:
-        return "declarer"
-    return "dummy" if seat == partner(declarer) else "defender"
+    return None if declarer is None else role(seat, declarer)
 
 
 def _events(events: Any, trick: int, offending: str) -> tuple[int | None, str | None]:
