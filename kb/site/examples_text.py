@@ -112,6 +112,11 @@ SEATS = {"leader", "offender", "declarer", "revoke_trick_winner", "correct_leade
 CALLS = {"bid", "previous_bid", "correction", "rho_next_call", "offender_next_call"}
 
 
+def _codes(names: dict[str, str]) -> str:
+    """The codes a JSON field takes and what they name: N、E、S、W（北家、东家、南家、西家）."""
+    return "、".join(names) + "（" + "、".join(names.values()) + "）"
+
+
 def field_guide(function: str, samples: list[dict]) -> list[list[str]]:
     """Each input field of a bridge ruling for a reader who edits its JSON (the helper under kb serve):
     [field, its words, what to write]; ``samples``: the ruling's worked examples' inputs."""
@@ -124,9 +129,9 @@ def field_guide(function: str, samples: list[dict]) -> list[list[str]]:
         if words is not None:
             what = "、".join(f"{k}（{v}）" for k, v in words.items())
         elif key in SEATS:
-            what = "N、E、S、W（北家、东家、南家、西家）"
+            what = _codes(SEAT_NAMES)
         elif key in SUITS:
-            what = "S、H、D、C（黑桃、红心、方块、梅花）" + ("、NT（无将）" if key == "trump" else "") + \
+            what = _codes(SUIT_NAMES) + ("、NT（无将）" if key == "trump" else "") + \
                 ("；他引牌时为 null" if key == "led_suit" else "")
         elif key in CARD_LISTS:
             what = '牌的列表，如 ["KH", "7S"]（♥K、♠7；10 写作 10 或 T）'
