@@ -145,6 +145,24 @@ def test_a_rule_books_pages_name_the_book(built):
     assert "Made with" not in l97 and "Made with" not in page(site, "hant", "")   # no English in the footer
 
 
+def test_previous_and_next_stay_within_the_book(built):
+    """The foot of a page leads to the previous and next page of its own book or section: the last
+    law of cbr1999 does not lead on to laws1997, nor a book's first page back to the search page."""
+    import re
+    _, site = built
+
+    def foot(edition: str, url: str) -> dict[str, str]:
+        return {side: href for href, side in re.findall(
+            r'<a href="([^"]*)" class="md-footer__link md-footer__link--(prev|next)"', page(site, edition, url))}
+
+    assert foot("hans", "cbr1999/law-27") == {"prev": "../law-26/", "next": "../law-28/"}
+    assert foot("hans", "cbr1999/law-71") == {"prev": "../law-70/"}
+    assert "prev" not in foot("hant", "cbr1999") and "prev" not in foot("hans", "twmj16")
+    assert foot("hans", "compare/law-41")["prev"] == "../"
+    assert "next" not in foot("hans", "compare/law-47") and foot("hans", "") == {}
+    assert foot("hant", "laws1997/law-47") == {"prev": "../law-46/"}
+
+
 def test_a_static_host_answers_a_missing_page_in_chinese(built):
     """/404.html (what static hosts give for an address with nothing behind it): in both scripts,
     with the way back to each edition; the address asked is read in the browser."""

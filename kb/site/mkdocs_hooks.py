@@ -7,6 +7,9 @@
   404s itself), lunr and the search workers (the site has its own search).
 * The red suits (♥ ♦) are marked in a page's text for the style sheet to colour, as card players
   read them (``red_suits``); tags, scripts and attributes are left as they are.
+* Previous and next at a page's foot stay within its own rule book or section (``on_page_context``):
+  the last law of one book does not lead on to another book, nor a book's first page back to the
+  search page.
 * The theme's files are listed without walking hidden folders (mkdocs skips their files anyway;
   mkdocs-material's ``.icons`` holds thousands), and compiled templates are kept in Jinja's
   bytecode cache, shared by both editions and later builds (keyed by each template's source).
@@ -93,6 +96,21 @@ def on_files(files: Any, config: Any) -> Any:
         if file.src_uri.startswith(UNUSED_THEME) and not file.is_documentation_page():
             files.remove(file)
     return files
+
+
+def section(page: Any) -> str | None:
+    """The top folder a page stands in (a rule book, ``compare``, ``rules``); None at the site's root."""
+    uri = page.file.src_uri
+    return uri.split("/", 1)[0] if "/" in uri else None
+
+
+def on_page_context(context: Any, page: Any, config: Any, nav: Any) -> Any:
+    own = section(page)
+    for side in ("previous_page", "next_page"):
+        other = getattr(page, side)
+        if other is not None and (own is None or section(other) != own):
+            setattr(page, side, None)
+    return context
 
 
 def on_page_content(html: str, page: Any, config: Any, files: Any) -> str:
