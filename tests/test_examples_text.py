@@ -11,6 +11,7 @@ from kb.normalise import to_hant
 from kb.rules.bridge.examples import check_examples as bridge_examples
 from kb.rules.bridge.registry import RULINGS
 from kb.rules.mahjong import check_examples as mahjong_examples
+from kb.site import bridge_fields
 from kb.site import examples_text as t
 
 BRIDGE = bridge_examples()
@@ -50,10 +51,46 @@ def test_every_example_renders_without_code_names(ex):
 def test_every_parameter_of_every_ruling_has_a_label_and_every_ruling_a_situation():
     for ruling in RULINGS:
         assert ruling.name in t.SITUATIONS, ruling.name
-        labels = {**t.BRIDGE_LABELS, **t.LABELS_BY_FUNCTION.get(ruling.name, {})}
         for param in inspect.signature(ruling.function).parameters:
-            assert param in labels, (ruling.name, param)
-            assert code_words(labels[param]) == [], (ruling.name, param)
+            assert code_words(bridge_fields.label(ruling.name, param)) == [], (ruling.name, param)
+
+
+VALUE_FITS = {   # what a worked example's value of each kind of field looks like
+    "seat": lambda v: v in "NESW", "suit": lambda v: v in ("S", "H", "D", "C"),
+    "trump": lambda v: v in ("S", "H", "D", "C", "NT", None), "led": lambda v: v in ("S", "H", "D", "C", None),
+    "suits": lambda v: isinstance(v, list) and all(s in ("S", "H", "D", "C") for s in v),
+    "card": lambda v: isinstance(v, str) and 2 <= len(v) <= 3,
+    "cards": lambda v: isinstance(v, list) and all(isinstance(c, str) and 2 <= len(c) <= 3 for c in v),
+    "call": lambda v: isinstance(v, str) and re.fullmatch(r"[1-7](?:[SHDC]|NT)|P|X|XX", v) is not None,
+    "word": lambda v: isinstance(v, str), "int": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "ints": lambda v: isinstance(v, list) and all(isinstance(n, int) for n in v),
+    "bool": lambda v: isinstance(v, bool), "events": lambda v: isinstance(v, list) and all(isinstance(e, dict) for e in v),
+}
+
+
+def test_every_field_has_a_kind_and_every_example_value_fits_it():
+    """The helper's form asks for each field by its kind (a list of seats, a card, a flag …): every
+    field of every ruling has one, and every worked example's value is of that kind."""
+    for ruling in RULINGS:
+        for key, _ in bridge_fields.fields(ruling.name):
+            k = bridge_fields.kind(ruling.name, key)
+            assert k in VALUE_FITS or k == "choice", (ruling.name, key, k)
+    seen = set()
+    for ex in BRIDGE:
+        for key, value in ex["input"].items():
+            k = bridge_fields.kind(ex["function"], key)
+            seen.add(k)
+            if k == "choice":
+                assert value in bridge_fields.words_of(ex["function"], key), (ex["title"], key, value)
+            else:
+                assert VALUE_FITS[k](value), (ex["title"], key, k, value)
+    assert seen == set(VALUE_FITS) | {"choice"}
+    # a field's kind is its ruling's: call_out_of_rotation's turn is a seat, not penalty_card_obligations' turn
+    assert bridge_fields.kind("call_out_of_rotation", "turn") == "seat"
+    assert bridge_fields.kind("penalty_card_obligations", "turn") == "choice"
+    assert bridge_fields.kind("designate", "call") == "word" and bridge_fields.kind("call_out_of_rotation", "call") == "call"
+    guide = {row[0]: row[2] for row in bridge_fields.field_guide("call_out_of_rotation", [])}
+    assert guide["turn"].startswith("N、E、S、W（北家") and guide["call"].startswith("叫牌，如")
 
 
 def test_new_rulings_read_for_a_director():

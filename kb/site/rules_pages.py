@@ -14,8 +14,8 @@ from kb.rules.mahjong.browser import engine_data, wordings
 from kb.rules.mahjong.notation import SITUATIONS
 from kb.rules.mahjong.settlement import SILENT, WIND_NAMES, WINNER_SEAT
 from kb.rules.mahjong.tiles import FLOWERS, TILES, tile_name
+from kb.site.bridge_fields import field_guide
 from kb.site.examples_text import SITUATIONS as BRIDGE_SITUATIONS
-from kb.site.examples_text import field_guide
 
 INDEX, MAHJONG, BRIDGE = "rules/index.md", "rules/mahjong.md", "rules/bridge.md"
 # the calculator's toggles: a situation's line word (notation.SITUATIONS) and its name as a pattern
