@@ -89,8 +89,10 @@ def test_every_field_has_a_kind_and_every_example_value_fits_it():
     assert bridge_fields.kind("call_out_of_rotation", "turn") == "seat"
     assert bridge_fields.kind("penalty_card_obligations", "turn") == "choice"
     assert bridge_fields.kind("designate", "call") == "word" and bridge_fields.kind("call_out_of_rotation", "call") == "call"
-    guide = {row[0]: row[2] for row in bridge_fields.field_guide("call_out_of_rotation", [])}
-    assert guide["turn"].startswith("N、E、S、W（北家") and guide["call"].startswith("叫牌，如")
+    asked = {f["name"]: f for f in bridge_fields.form("call_out_of_rotation", [])}
+    assert asked["turn"]["choices"][0] == ["N", "北家"] and asked["call"]["hint"].startswith("叫牌，如")
+    assert asked["conventional"] == {"name": "conventional", "label": "越序叫牌为约定叫牌", "kind": "bool",
+                                     "optional": True, "default": False, "hint": "true 或 false"}
 
 
 def test_new_rulings_read_for_a_director():

@@ -91,6 +91,7 @@ def test_mahjong_calculator_error_is_one_line_in_chinese(request, page, host):
 def test_bridge_helper(server, page):
     page.goto(f"{server}/hans/rules/bridge/")
     page.select_option("#kb-br-q", "revoke-established")
+    page.click(".kb-br-json summary")          # the JSON box, behind one line under the form
     page.fill("#kb-br-in", '{"revoke_trick": 12, "offender": "E", "events": [], "illegal_inquiry": true}')
     page.tap('[data-act="go"]')
     page.wait_for_selector(".kb-explanation")
@@ -104,6 +105,62 @@ def test_bridge_helper(server, page):
     page.fill("#kb-br-in", '{"action": "call_director", "attention_drawn": true}')
     page.tap('[data-act="go"]')
     page.locator(".kb-explanation", has_text="明手可以召请裁判").wait_for()
+
+
+def test_bridge_helper_form(server, page):
+    """Under kb serve a question is asked as a form, one control per field, each by its words:
+    every worked example loaded into it reads back as the same input, a situation entered by
+    hand gets the ruling the rules code gives, and an error names the field in words."""
+    import json
+
+    from kb.rules.bridge.registry import BY_COMMAND, call
+    page.goto(f"{server}/hans/rules/bridge/")
+    worked = json.loads(page.get_attribute("#kb-br", "data-worked"))
+    forms = json.loads(page.get_attribute("#kb-br", "data-form"))
+    read = page.evaluate("""() => {
+      const q = document.getElementById("kb-br-q"), box = document.querySelector(".kb-br-form"), out = {};
+      for (const o of q.options) {
+        q.value = o.value; q.dispatchEvent(new Event("change"));
+        out[o.value] = [...document.querySelectorAll(".kb-worked-case")].map(b => {
+          b.click(); box.dispatchEvent(new Event("change"));       // the form, read back into the JSON box
+          return JSON.parse(document.getElementById("kb-br-in").value);
+        });
+      }
+      return out;
+    }""")
+    assert sum(len(v) for v in read.values()) == sum(len(v) for v in worked.values()) > 100
+    for command, examples in worked.items():
+        fields = {f["name"]: f for f in forms[command]}
+        def meant(data: dict, fields: dict = fields) -> dict:   # a field at its default means what leaving it out means
+            return {k: v for k, v in data.items() if not (fields[k]["optional"] and v == fields[k]["default"])}
+        for ex, back in zip(examples, read[command]):
+            assert meant(back) == meant(ex["input"]), (command, ex["title"])
+    # a lead out of turn entered by hand: lists for the seats, a box for the card, a box for the flag
+    page.select_option("#kb-br-q", "lead-out-of-turn")
+    assert page.locator("label[for=kb-br-f-leader]").inner_text() == "越序引牌者"
+    assert "一张牌" in page.locator(".kb-br-field", has=page.locator("#kb-br-f-card")).inner_text()
+    page.select_option("#kb-br-f-declarer", "S")
+    page.select_option("#kb-br-f-correct_leader", "W")
+    page.select_option("#kb-br-f-leader", "E")
+    page.fill("#kb-br-f-card", "♦4")
+    page.check("#kb-br-f-opening_lead")
+    page.select_option("#kb-br-f-choice", "withdraw")
+    page.select_option("#kb-br-f-played_by", "")
+    page.uncheck("#kb-br-f-declarer_may_have_seen_dummy")
+    entered = {"leader": "E", "correct_leader": "W", "declarer": "S", "card": "♦4", "opening_lead": True,
+               "choice": "withdraw"}
+    assert json.loads(page.input_value("#kb-br-in")) == entered
+    page.tap('[data-act="go"]')
+    want = call(BY_COMMAND["lead-out-of-turn"].name, entered).explanation
+    page.locator(".kb-explanation", has_text=want[:20]).wait_for()
+    assert page.inner_text(".kb-explanation") == want
+    # a card the rules cannot read: the field named by its words, not by its JSON name
+    page.fill("#kb-br-f-card", "Z4")
+    page.tap('[data-act="go"]')
+    error = page.locator(".kb-error")
+    error.wait_for()
+    assert error.inner_text().startswith("无法裁定：越序引出的牌：无法识别的牌") and "card" not in error.inner_text()
+    assert page.locator("#kb-br-f-card").bounding_box()["height"] >= 40     # thumb-sized
 
 
 @pytest.mark.parametrize("script", ["hans", "hant"])

@@ -322,19 +322,100 @@
       r.clauses.forEach(function (c) { p.appendChild(clauseLink(bh, c)); p.appendChild(document.createTextNode(" ")); });
       bout.appendChild(p);
     }
-    function load(ex) { input.value = JSON.stringify(ex.input, null, 1); }
+    // the form: one control per field of the question (kb/site/bridge_fields.py: its kind, words,
+    // choices), kept in step with the JSON box, which is what is sent
+    var forms = JSON.parse(br.dataset.form), box = br.querySelector(".kb-br-form"), controls = [];
+    var LISTS = {cards: 1, suits: 1, ints: 1};
+    function control(f) {
+      var c;
+      if (f.choices || (f.kind === "bool" && f.default === null)) {
+        c = el("select", "kb-select");
+        var opts = f.choices ? f.choices.slice() : [["true", bm.yes], ["false", bm.no]];
+        // a field that may be left out, or a required one not yet chosen, starts blank
+        if (!opts.some(function (o) { return o[0] === ""; })) opts.unshift(["", f.optional ? bm.unset : bm.choose]);
+        opts.forEach(function (o) { var op = el("option", "", o[1]); op.value = o[0]; c.appendChild(op); });
+      } else if (f.kind === "bool") {
+        c = el("input");
+        c.type = "checkbox";
+      } else {
+        c = el("input", "kb-line");
+        c.type = "text";
+        if (f.kind === "int") c.inputMode = "numeric";
+        c.autocomplete = "off";
+        c.spellcheck = false;
+      }
+      c.id = "kb-br-f-" + f.name;
+      return c;
+    }
+    function buildForm() {
+      box.textContent = "";
+      controls = (forms[q.value] || []).map(function (f) {
+        var c = control(f), row = el("div", "kb-br-field" + (f.kind === "bool" && c.type === "checkbox" ? " kb-br-flag" : ""));
+        var lab = el("label", "kb-line-label", f.label + (f.optional ? "（" + bm.optional + "）" : ""));
+        lab.htmlFor = c.id;
+        if (c.type === "checkbox") { row.appendChild(c); row.appendChild(lab); } else { row.appendChild(lab); row.appendChild(c); }
+        if (f.hint && c.type !== "checkbox") row.appendChild(suited("p", "kb-detail", f.hint));
+        box.appendChild(row);
+        return {f: f, c: c};
+      });
+    }
+    function shown(f, v) {          // a JSON value as its control shows it
+      if (v === undefined || v === null) return f.kind === "bool" && f.default !== null ? f.default === true : "";
+      if (f.kind === "bool") return f.default === null ? String(v) : v === true;
+      if (LISTS[f.kind] && Array.isArray(v)) return v.join(" ");
+      if (f.kind === "events") return JSON.stringify(v);
+      return String(v);
+    }
+    function fillForm(data) {
+      controls.forEach(function (x) {
+        var v = shown(x.f, data[x.f.name]);
+        if (x.c.type === "checkbox") x.c.checked = v; else x.c.value = v;
+      });
+    }
+    function valueOf(x) {           // the control's JSON value; undefined leaves the field out
+      var f = x.f;
+      if (x.c.type === "checkbox") return (x.c.checked === (f.default === true) && f.optional) ? undefined : x.c.checked;
+      var t = x.c.value.trim();
+      // left empty: a required list is an empty one, a required led suit is null (he leads)
+      if (t === "") return f.optional ? undefined : f.kind === "led" ? null : (LISTS[f.kind] || f.kind === "events") ? [] : undefined;
+      if (f.kind === "bool") return t === "true";
+      if (f.kind === "int") return /^\d+$/.test(t) ? Number(t) : t;
+      if (LISTS[f.kind]) return t.split(/[\s,，、]+/).filter(Boolean).map(function (w) {
+        return f.kind === "ints" ? (/^\d+$/.test(w) ? Number(w) : w) : f.kind === "suits" ? w.toUpperCase() : w;
+      });
+      if (f.kind === "events") { try { return JSON.parse(t); } catch (e) { return t; } }
+      return t;
+    }
+    function fromForm() {
+      var data = {};
+      controls.forEach(function (x) { var v = valueOf(x); if (v !== undefined) data[x.f.name] = v; });
+      input.value = JSON.stringify(data, null, 1);
+    }
+    box.addEventListener("input", fromForm);
+    box.addEventListener("change", fromForm);
+    // JSON typed into the box goes into the form as well
+    input.addEventListener("change", function () { try { fillForm(JSON.parse(input.value) || {}); } catch (e) { /* told on 裁定 */ } });
+    function load(ex) { input.value = JSON.stringify(ex.input, null, 1); fillForm(ex.input); }
+    // an error names a JSON field ("card: 无法识别的牌 …"): the form's reader knows it by its words
+    function worded(message) {
+      var m = /^(?:input\.)?([a-z_]+)(?:\[\d+\])?(?:\.[a-z_]+)*:\s*/.exec(message);
+      var f = m && (forms[q.value] || []).filter(function (x) { return x.name === m[1]; })[0];
+      return f ? f.label + "：" + message.slice(m[0].length) : message;
+    }
     // what each field of this question's JSON means and how it is written
-    var guide = br.querySelector(".kb-fields dl"), fields = JSON.parse(br.dataset.fields);
+    var guide = br.querySelector(".kb-fields dl");
     function showFields() {
       guide.textContent = "";
-      (fields[q.value] || []).forEach(function (f) {
-        guide.appendChild(el("dt", "", f[0] + (f[1] ? "　" + f[1] : "")));
-        if (f[2]) guide.appendChild(suited("dd", "", f[2]));
+      (forms[q.value] || []).forEach(function (f) {
+        guide.appendChild(el("dt", "", (f.optional ? "[" + f.name + "]" : f.name) + "　" + f.label));
+        var what = f.hint || f.choices.map(function (o) { return (o[0] === "" ? "null" : o[0]) + "（" + o[1] + "）"; }).join("、");
+        guide.appendChild(suited("dd", "", what));
       });
     }
     // the question's worked examples: a tap loads one and shows its answer
     function fill() {
       var exs = worked[q.value] || [];
+      buildForm();
       showFields();
       list.textContent = "";
       exs.forEach(function (ex) {
@@ -350,7 +431,7 @@
         li.appendChild(b);
         list.appendChild(li);
       });
-      if (exs.length) load(exs[0]); else input.value = "{}";
+      if (exs.length) load(exs[0]); else { input.value = "{}"; fillForm({}); }
       if (served) bout.textContent = ""; else offline(bout, bm);
     }
     q.addEventListener("change", fill);
@@ -367,7 +448,7 @@
       if (!served) { here(body); return; }
       bout.textContent = "…";
       post(br.dataset.api + q.value + "?script=" + br.dataset.script, body).then(function (r) {
-        if (!r.ok) { bout.textContent = ""; bout.appendChild(el("p", "kb-error", bm.error + "：" + r.data.error)); return; }
+        if (!r.ok) { bout.textContent = ""; bout.appendChild(el("p", "kb-error", bm.error + "：" + worded(r.data.error))); return; }
         show(r.data);
       }).catch(function () { here(body); });
     });

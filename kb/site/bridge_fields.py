@@ -146,11 +146,6 @@ def kind(function: str, key: str) -> str:
     raise KbError(f"bridge ruling {function}: input field {key} has no kind in kb/site/bridge_fields.py")
 
 
-def _codes(names: dict[str, str]) -> str:
-    """The codes a JSON field takes and what they name: N、E、S、W（北家、东家、南家、西家）."""
-    return "、".join(names) + "（" + "、".join(names.values()) + "）"
-
-
 def choices(function: str, key: str) -> list[list[str]] | None:
     """[code, words] for a field asked for by a list to choose from (the JSON null as ""); None otherwise."""
     k = kind(function, key)
@@ -165,18 +160,8 @@ def choices(function: str, key: str) -> list[list[str]] | None:
 
 
 def _what(function: str, key: str, samples: list[Any]) -> str:
-    """How a field is written in JSON, for a reader editing it."""
+    """How a field asked for in a text box is written."""
     k = kind(function, key)
-    if k == "choice":
-        return "、".join(f"{c}（{n}）" for c, n in choices(function, key) or [])
-    if k == "seat":
-        return _codes(SEAT_NAMES)
-    if k == "suit":
-        return _codes(SUIT_NAMES)
-    if k == "trump":
-        return _codes(SUIT_NAMES) + "、NT（无将）"
-    if k == "led":
-        return _codes(SUIT_NAMES) + "；他引牌时为 null"
     if k == "word":
         return "庄家的原话，如 " + "、".join(f'"{w}"' for w in dict.fromkeys(samples[:3])) if samples else "庄家的原话"
     if k == "int":
@@ -200,25 +185,18 @@ def default(function: str, key: str) -> Any:
     return None if value is inspect.Parameter.empty else value
 
 
-def field_guide(function: str, samples: list[dict]) -> list[list[str]]:
-    """Each input field of a bridge ruling for a reader who edits its JSON: [field, its words, how
-    it is written] (an optional field's name in brackets); ``samples``: the worked examples' inputs."""
-    return [[f"[{key}]" if optional else key, label(function, key),
-             _what(function, key, [s[key] for s in samples if key in s])]
-            for key, optional in fields(function)]
-
-
 def form(function: str, samples: list[dict]) -> list[dict[str, Any]]:
-    """The helper's form for a ruling: each field's name, words, kind, whether it may be left out,
-    the choices of a list, and how it is written (shown under a text box)."""
+    """The bridge helper's form for a ruling (and its guide to the JSON): each field's name, words,
+    kind, whether it may be left out and its default; the choices of a list, or how a text box is
+    written. ``samples``: the ruling's worked examples' inputs."""
     out = []
-    for (key, optional), (_, words, what) in zip(fields(function), field_guide(function, samples)):
-        field: dict[str, Any] = {"name": key, "label": words, "kind": kind(function, key), "optional": optional,
-                                 "default": default(function, key)}
+    for key, optional in fields(function):
+        field: dict[str, Any] = {"name": key, "label": label(function, key), "kind": kind(function, key),
+                                 "optional": optional, "default": default(function, key)}
         listed = choices(function, key)
         if listed is not None:
             field["choices"] = listed
         else:
-            field["hint"] = what
+            field["hint"] = _what(function, key, [s[key] for s in samples if key in s])
         out.append(field)
     return out

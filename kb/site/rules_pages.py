@@ -14,7 +14,7 @@ from kb.rules.mahjong.browser import engine_data, wordings
 from kb.rules.mahjong.notation import SITUATIONS
 from kb.rules.mahjong.settlement import SILENT, WIND_NAMES, WINNER_SEAT
 from kb.rules.mahjong.tiles import FLOWERS, TILES, tile_name
-from kb.site.bridge_fields import field_guide
+from kb.site.bridge_fields import form
 from kb.site.examples_text import SITUATIONS as BRIDGE_SITUATIONS
 
 INDEX, MAHJONG, BRIDGE = "rules/index.md", "rules/mahjong.md", "rules/bridge.md"
@@ -144,10 +144,9 @@ def bridge_page(r: Any) -> str:
              "situation": r.t(BRIDGE_SITUATIONS[ex["function"]](ex["input"])),
              "explanation": r.rule_text(ex["result"]["explanation"]),
              "clauses": ex["result"]["clauses"]})
-    # what each field of a question's JSON means, for a reader editing it (under kb serve)
-    fields = {ru.command: [[f, r.t(label), r.t(what)] for f, label, what in
-                           field_guide(ru.name, [ex["input"] for ex in r.layout.memo["bridge_examples"]
-                                                 if ex["function"] == ru.name])] for ru in RULINGS}
+    # the form that asks for each field of a question, and the guide to its JSON (kb/site/bridge_fields.py)
+    forms = {ru.command: [_translated(r, f) for f in form(ru.name, [ex["input"] for ex in r.layout.memo["bridge_examples"]
+                                                                   if ex["function"] == ru.name])] for ru in RULINGS}
     ids = sorted({c for ru in RULINGS for c in ru.clauses}
                  | {c for exs in worked.values() for ex in exs for c in ex["clauses"]})
     hrefs = _hrefs(r, BRIDGE, ids)
@@ -155,21 +154,26 @@ def bridge_page(r: Any) -> str:
     msgs = {"offline": r.t("本站是静态网页（或现在离线），没有裁定服务：下面每个情形的裁定都已预先按规则算好，"
                            "点一个即可查看。"),
             "unknown": r.t("这一输入不是下面的情形之一，而现在连不上裁定服务，无法计算。请点下面最接近的情形。"),
-            "error": r.t("无法裁定"), "basis": r.t("依据"), "situation": r.t("情形"), "worked": r.t("选一个最接近的情形（裁定已按规则算好）")}
+            "error": r.t("无法裁定"), "basis": r.t("依据"), "situation": r.t("情形"), "worked": r.t("选一个最接近的情形（裁定已按规则算好）"),
+            "unset": r.t("（未说明）"), "choose": r.t("（请选择）"), "yes": r.t("是"), "no": r.t("否"),
+            "optional": r.t("可不填")}
     return f"""# {r.t('桥牌裁定助手')}
 
 {r.t('选择问题，再点下面最接近的情形：裁定用文字说明情况，并列出所据条款。')}
 
 <link rel="stylesheet" href="../../assets/rules.css">
 <div id="kb-br" class="kb-calc" markdown="0" data-api="/api/rules/bridge/" data-script="{r.script}" data-hrefs="{_attr(hrefs)}"
-     data-msgs="{_attr(msgs)}" data-worked="{_attr(worked)}" data-fields="{_attr(fields)}">
+     data-msgs="{_attr(msgs)}" data-worked="{_attr(worked)}" data-form="{_attr(forms)}">
 <label class="kb-line-label" for="kb-br-q">{r.t('问题')}</label>
 <select id="kb-br-q" class="kb-select">{options}</select>
 <div class="kb-br-input">
-<p class="kb-used">{r.t('有裁定服务：也可以按情况修改输入（JSON，各字段见')}<a href="../">{r.t('目录')}</a>{r.t('）再按“裁定”。')}</p>
-<label class="kb-line-label" for="kb-br-in">{r.t('输入')}</label>
+<p class="kb-used">{r.t('有裁定服务：按实际情况填写下面各项（或先点下面一个情形，再修改），然后按“裁定”。')}</p>
+<div class="kb-br-form"></div>
+<details class="kb-br-json"><summary>{r.t('以 JSON 输入')}</summary>
+<label class="kb-line-label" for="kb-br-in">{r.t('输入（与上面各项同步）')}</label>
 <textarea id="kb-br-in" class="kb-json" rows="6" spellcheck="false"></textarea>
 <details class="kb-fields"><summary>{r.t('各字段的意思与写法（方括号内的可省略）')}</summary><dl></dl></details>
+</details>
 <div class="kb-actions"><button type="button" class="md-button md-button--primary" data-act="go">{r.t('裁定')}</button></div>
 </div>
 <div class="kb-out" role="status" aria-live="polite"></div>
@@ -178,6 +182,16 @@ def bridge_page(r: Any) -> str:
 </div>
 <script src="../../assets/calculator.js"></script>
 """
+
+
+def _translated(r: Any, field: dict[str, Any]) -> dict[str, Any]:
+    """A form field with its words in the edition's script."""
+    out = dict(field, label=r.t(field["label"]))
+    if "hint" in out:
+        out["hint"] = r.t(out["hint"])
+    if "choices" in out:
+        out["choices"] = [[code, r.t(words)] for code, words in out["choices"]]
+    return out
 
 
 def write_pages(write: Callable[[str, str], None], r: Any) -> dict[str, list[Any]]:
