@@ -424,6 +424,21 @@ def test_nothing_found_says_which_laws_are_here(static_site, page):
     assert status.startswith("没有找到相关条款。本库收录：中国桥牌竞赛规则（1999）第27–71条，另有第26条的残句；1997 年桥牌规则")
 
 
+def test_results_with_restored_or_lost_numbers_say_what_the_marks_mean(static_site, page):
+    """〔 〕 and □ in a result read like a fault at the table: under results that show them, what
+    they mean (as under a law page's clauses), in the edition's script; none under results without."""
+    page.goto(f"{static_site}/hant/search/?q=" + urllib.parse.quote("越序不叫"))
+    assert top_ids(page)
+    legend = page.inner_text("#kb-search .kb-legend")
+    assert legend.startswith("〔 〕：所據抄本在此處缺字，由編者補出") and "□：所據抄本失去了此處的條款號" in legend
+    page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("明手"))
+    assert top_ids(page) and page.locator("#kb-search .kb-legend").is_hidden()
+    page.goto(f"{static_site}/hans/cbr1999/law-45/")
+    page.fill(".kb-hsearch-input", "越序不叫")
+    page.wait_for_selector(".kb-hsearch ol[data-kb-state=done]", state="attached")
+    assert "由编者补出" in page.inner_text(".kb-hsearch-panel .kb-legend")
+
+
 def test_a_question_about_a_law_not_held_says_so_with_its_results(static_site, page):
     """Hesitation is Law 16's, not held: the results (the nearest clauses held) come with a notice
     that says so, in the edition's script, in both search boxes; a mahjong question has none."""

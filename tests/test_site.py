@@ -567,6 +567,12 @@ def test_pages_with_restored_numbers_explain_the_brackets(built):
     assert "〔" in html and html.count("kb-legend") == 1 and "由编者补出" in html
     assert "kb-legend" not in page(site, "hans", "cbr1999/law-44")        # none there, no legend
     assert "由編者補出" in page(site, "hant", "cbr1999/law-27")
+    # □ (a number lost beyond restoring) is explained with them where a page has one
+    import re
+    legend = re.findall(r'<p class="kb-footnote kb-legend">(.*?)</p>', html)
+    assert legend[0].endswith("不作链接。□：所据抄本失去了此处的条款号，无从补出，不作链接。")
+    assert re.findall(r'<p class="kb-footnote kb-legend">(.*?)</p>', page(site, "hans", "cbr1999/law-29")) == \
+        ["〔 〕：所据抄本在此处缺字，由编者补出（依据见该款的“出处”）；带“？”的是推测，不作链接。"]
 
 
 def test_the_traditional_edition_uses_taiwan_interface_wording(built):

@@ -290,6 +290,20 @@
       });
       list.appendChild(li);
     });
+    legend(list, results, labels);
+  }
+
+  // Under results whose text shows 〔 〕 (a number the editors restored) or □ (one lost), what
+  // they mean, as under a law page's clauses: at the table they read like a fault otherwise.
+  function legend(list, results, labels) {
+    var next = list.nextElementSibling, shown = JSON.stringify(results);
+    if (!next || !next.classList.contains("kb-legend")) {
+      next = el("p", "kb-footnote kb-legend");
+      list.parentNode.insertBefore(next, list.nextSibling);
+    }
+    next.textContent = (shown.indexOf("\u3014") >= 0 ? labels.brackets || "" : "") +
+      (shown.indexOf("\u25a1") >= 0 ? labels.lost || "" : "");
+    next.hidden = !next.textContent;
   }
 
   // A question that may concern a law no bridge book here holds (Law 16's hesitation, Law 92's

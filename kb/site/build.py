@@ -27,11 +27,11 @@ from pathlib import Path
 from kb import works
 from kb.errors import KbError
 from kb.normalise import to_hant_ui, ui_text
-from kb.records import Record
+from kb.records import LOST_MARK, Record
 from kb.search.outside import check_outside, site_table
 from kb.site.layout import MAHJONG_PAGES, Layout
 from kb.site.offline import READY, finish_edition, finish_root, write_download
-from kb.site.render import Examples, Renderer, merge_slots
+from kb.site.render import LEGEND, Examples, Renderer, merge_slots
 from kb.site.rules_pages import write_pages as write_rules_pages
 from kb.site.static_search import StaticIndex, write_chunks
 from kb.site.subjects_page import PAGE as SUBJECTS_PAGE
@@ -131,7 +131,7 @@ def _work_choices(text: str, coverage: str) -> str:
     base holds (``works.holdings``: said under the results, and when a search finds nothing)."""
     options = "\n".join(f'<option value="{w.id}">{w.title_hans}</option>' for w in works.all_works())
     labels = " ".join([*(f'data-msg-work-{w.id}="{w.title_hans}"' for w in works.all_works()),
-                       f'data-msg-coverage="{coverage}"'])
+                       f'data-msg-coverage="{coverage}"', *(f'data-msg-{k}="{v}"' for k, v in legend().items())])
     return text.replace("KB_WORK_OPTIONS", options).replace("KB_WORK_LABELS", labels).replace("KB_COVERAGE", coverage)
 
 
@@ -292,8 +292,13 @@ def header_messages(script: str, coverage: str) -> dict[str, str]:
     missing = [k for k in SHARED_MESSAGES if k not in found]
     if missing:
         raise KbError(f"docs/search.md: no data-msg-{missing[0]} for the header search box")
-    msgs = {**{k: found[k] for k in SHARED_MESSAGES}, **HEADER_ONLY_MESSAGES, "coverage": coverage}
+    msgs = {**{k: found[k] for k in SHARED_MESSAGES}, **HEADER_ONLY_MESSAGES, "coverage": coverage, **legend()}
     return {**{k: ui_text(v, script) for k, v in msgs.items()}, "outside": outside_json(script)}
+
+
+def legend() -> dict[str, str]:
+    """What 〔 〕 and □ mean, said under search results that show them (as under a law page's clauses)."""
+    return {"brackets": LEGEND["〔"], "lost": LEGEND[LOST_MARK]}
 
 
 def outside_json(script: str) -> str:

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from kb import works
 from kb.normalise import to_hant, ui_text
-from kb.records import Record
+from kb.records import LOST_MARK, Record
 from kb.site.example_html import example_html
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, anchor_of, relative
 from kb.site.mkdocs_hooks import SLOT
@@ -30,8 +30,9 @@ Examples = dict[str, list[str]]
 MARKS = {"variant": "有异文", "recovery": "有补出", "loss": "有缺文", "emendation": "有校改",
          "repair": "有修复", "fragment": "残篇"}
 START_CHARS = 12        # how much of a witness's reading its 出处 line quotes, to find it in the file
-# What 〔 〕 means, said under the clauses of a page that has them
-LEGEND = ("〔 〕：所据抄本在此处缺字，由编者补出（依据见该款的“出处”）；带“？”的是推测，不作链接。")
+# What 〔 〕 and □ mean, said under the clauses of a page that has them (and under search results)
+LEGEND = {"〔": "〔 〕：所据抄本在此处缺字，由编者补出（依据见该款的“出处”）；带“？”的是推测，不作链接。",
+          LOST_MARK: f"{LOST_MARK}：所据抄本失去了此处的条款号，无从补出，不作链接。"}
 NOTE_KINDS = {"recovery": "补出", "loss": "缺文", "emendation": "校改", "repair": "修复", "fragment": "残篇"}
 
 
@@ -318,9 +319,11 @@ class Renderer:
             out.append(f'[{self.t("与另一译本对照")}]({relative(page, f"compare/law-{law.law}.md")}){{: .kb-compare-link }}\n'
                        "{: .kb-print-hide }\n")
         out += [self.record_block(r, page) for r in records]
-        if any("〔" in (r.title_hans or "") + (r.text_hans or "") for r in records):
-            # the brackets explained once per page that has them, under its clauses
-            out.append(f'<p class="kb-footnote kb-legend">{escape(self.t(LEGEND))}</p>\n')
+        # the brackets and the lost mark explained once per page that has them, under its clauses
+        said = [self.t(words) for mark, words in LEGEND.items()
+                if any(mark in (r.title_hans or "") + (r.text_hans or "") for r in records)]
+        if said:
+            out.append(f'<p class="kb-footnote kb-legend">{escape("".join(said))}</p>\n')
         return "\n".join(out)
 
     def work_index(self, work: str, subjects: str | None = None) -> str:
