@@ -90,9 +90,10 @@ def test_every_field_has_a_kind_and_every_example_value_fits_it():
     assert bridge_fields.kind("penalty_card_obligations", "turn") == "choice"
     assert bridge_fields.kind("designate", "call") == "word" and bridge_fields.kind("call_out_of_rotation", "call") == "call"
     asked = {f["name"]: f for f in bridge_fields.form("call_out_of_rotation", [])}
-    assert asked["turn"]["choices"][0] == ["N", "北家"] and asked["call"]["hint"].startswith("叫牌，如")
+    assert asked["turn"]["choices"][0] == ["N", "北家"] and asked["call"]["json"].startswith("叫牌，如")
     assert asked["conventional"] == {"name": "conventional", "label": "越序叫牌为约定叫牌", "kind": "bool",
-                                     "optional": True, "default": False, "hint": "true 或 false"}
+                                     "optional": True, "default": False, "json": "true 或 false"}
+    assert asked["call"]["hint"].startswith("如 1H") and asked["call"]["json"].startswith("叫牌，如 \"1H\"")
 
 
 def test_new_rulings_read_for_a_director():

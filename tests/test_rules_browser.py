@@ -135,10 +135,13 @@ def test_bridge_helper_form(server, page):
             return {k: v for k, v in data.items() if not (fields[k]["optional"] and v == fields[k]["default"])}
         for ex, back in zip(examples, read[command]):
             assert meant(back) == meant(ex["input"]), (command, ex["title"])
-    # a lead out of turn entered by hand: lists for the seats, a box for the card, a box for the flag
+    # a lead out of turn entered by hand: lists for the seats, a box for the card, a box for the flag;
+    # the form starts empty (a worked example's facts left in it would change the ruling unseen)
     page.select_option("#kb-br-q", "lead-out-of-turn")
+    assert json.loads(page.input_value("#kb-br-in")) == {} and page.input_value("#kb-br-f-leader") == ""
+    assert not page.is_checked("#kb-br-f-opening_lead")
     assert page.locator("label[for=kb-br-f-leader]").inner_text() == "越序引牌者"
-    assert "一张牌" in page.locator(".kb-br-field", has=page.locator("#kb-br-f-card")).inner_text()
+    assert "如 KH（♥K），也可写 ♥K" in page.locator(".kb-br-field", has=page.locator("#kb-br-f-card")).inner_text()
     page.select_option("#kb-br-f-declarer", "S")
     page.select_option("#kb-br-f-correct_leader", "W")
     page.select_option("#kb-br-f-leader", "E")
@@ -154,6 +157,20 @@ def test_bridge_helper_form(server, page):
     want = call(BY_COMMAND["lead-out-of-turn"].name, entered).explanation
     page.locator(".kb-explanation", has_text=want[:20]).wait_for()
     assert page.inner_text(".kb-explanation") == want
+    assert page.locator(".kb-basis a.kb-clause").first.bounding_box()["height"] >= 40   # thumb-sized links
+    # a trick said as 第5墩 and declarer's words in quotes are read as meant
+    page.select_option("#kb-br-q", "revoke-adjustment")
+    page.fill("#kb-br-f-revoke_trick", "第5墩")
+    page.fill("#kb-br-f-later_tricks_won", "第7墩 9")
+    read = json.loads(page.input_value("#kb-br-in"))
+    assert read["revoke_trick"] == 5 and read["later_tricks_won"] == [7, 9]
+    page.select_option("#kb-br-q", "designate")
+    page.fill("#kb-br-f-call", "“大”")
+    assert json.loads(page.input_value("#kb-br-in"))["call"] == "大"
+    page.select_option("#kb-br-q", "lead-out-of-turn")
+    page.select_option("#kb-br-f-declarer", "S")
+    page.select_option("#kb-br-f-correct_leader", "W")
+    page.select_option("#kb-br-f-leader", "E")
     # a card the rules cannot read: the field named by its words, not by its JSON name
     page.fill("#kb-br-f-card", "Z4")
     page.tap('[data-act="go"]')

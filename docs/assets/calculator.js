@@ -351,7 +351,8 @@
       box.textContent = "";
       controls = (forms[q.value] || []).map(function (f) {
         var c = control(f), row = el("div", "kb-br-field" + (f.kind === "bool" && c.type === "checkbox" ? " kb-br-flag" : ""));
-        var lab = el("label", "kb-line-label", f.label + (f.optional ? "（" + bm.optional + "）" : ""));
+        // a box to tick always says yes or no: "may be left out" is for the lists and text boxes
+        var lab = el("label", "kb-line-label", f.label + (f.optional && c.type !== "checkbox" ? "（" + bm.optional + "）" : ""));
         lab.htmlFor = c.id;
         if (c.type === "checkbox") { row.appendChild(c); row.appendChild(lab); } else { row.appendChild(lab); row.appendChild(c); }
         if (f.hint && c.type !== "checkbox") row.appendChild(suited("p", "kb-detail", f.hint));
@@ -379,9 +380,12 @@
       // left empty: a required list is an empty one, a required led suit is null (he leads)
       if (t === "") return f.optional ? undefined : f.kind === "led" ? null : (LISTS[f.kind] || f.kind === "events") ? [] : undefined;
       if (f.kind === "bool") return t === "true";
-      if (f.kind === "int") return /^\d+$/.test(t) ? Number(t) : t;
+      // a trick's number as said (第4墩), declarer's words in quotes (“大”)
+      function number(w) { var n = w.replace(/^第|墩$/g, ""); return /^\d+$/.test(n) ? Number(n) : w; }
+      if (f.kind === "int") return number(t);
+      if (f.kind === "word") return t.replace(/^["“”'‘’「」]+|["“”'‘’「」]+$/g, "");
       if (LISTS[f.kind]) return t.split(/[\s,，、]+/).filter(Boolean).map(function (w) {
-        return f.kind === "ints" ? (/^\d+$/.test(w) ? Number(w) : w) : f.kind === "suits" ? w.toUpperCase() : w;
+        return f.kind === "ints" ? number(w) : f.kind === "suits" ? w.toUpperCase() : w;
       });
       if (f.kind === "events") { try { return JSON.parse(t); } catch (e) { return t; } }
       return t;
@@ -398,7 +402,7 @@
     function load(ex) { input.value = JSON.stringify(ex.input, null, 1); fillForm(ex.input); }
     // an error names a JSON field ("card: 无法识别的牌 …"): the form's reader knows it by its words
     function worded(message) {
-      var m = /^(?:input\.)?([a-z_]+)(?:\[\d+\])?(?:\.[a-z_]+)*:\s*/.exec(message);
+      var m = /^(?:input\.|body\.)?([a-z_]+)(?:\[\d+\])?(?:\.[a-z_]+)*:\s*/.exec(message);
       var f = m && (forms[q.value] || []).filter(function (x) { return x.name === m[1]; })[0];
       return f ? f.label + "：" + message.slice(m[0].length) : message;
     }
@@ -408,7 +412,7 @@
       guide.textContent = "";
       (forms[q.value] || []).forEach(function (f) {
         guide.appendChild(el("dt", "", (f.optional ? "[" + f.name + "]" : f.name) + "　" + f.label));
-        var what = f.hint || f.choices.map(function (o) { return (o[0] === "" ? "null" : o[0]) + "（" + o[1] + "）"; }).join("、");
+        var what = f.json || f.choices.map(function (o) { return (o[0] === "" ? "null" : o[0]) + "（" + o[1] + "）"; }).join("、");
         guide.appendChild(suited("dd", "", what));
       });
     }
@@ -431,7 +435,9 @@
         li.appendChild(b);
         list.appendChild(li);
       });
-      if (exs.length) load(exs[0]); else { input.value = "{}"; fillForm({}); }
+      // under kb serve the form starts empty (a worked example's facts left in it would change the
+      // ruling unseen); a tap on one below fills it
+      if (exs.length && !served) load(exs[0]); else { input.value = "{}"; fillForm({}); }
       if (served) bout.textContent = ""; else offline(bout, bm);
     }
     q.addEventListener("change", fill);
@@ -448,8 +454,10 @@
       if (!served) { here(body); return; }
       bout.textContent = "…";
       post(br.dataset.api + q.value + "?script=" + br.dataset.script, body).then(function (r) {
-        if (!r.ok) { bout.textContent = ""; bout.appendChild(el("p", "kb-error", bm.error + "：" + worded(r.data.error))); return; }
-        show(r.data);
+        if (!r.ok) { bout.textContent = ""; bout.appendChild(el("p", "kb-error", bm.error + "：" + worded(r.data.error))); }
+        else show(r.data);
+        // the answer, below the form, is what the reader looks at now
+        if (bout.scrollIntoView) bout.scrollIntoView({ block: "start", behavior: "smooth" });
       }).catch(function () { here(body); });
     });
   }

@@ -174,6 +174,24 @@ def _what(function: str, key: str, samples: list[Any]) -> str:
             "ints": "墩号的列表，如 [7, 9]", "bool": "true 或 false"}[k]
 
 
+# how a text box of each kind is filled in (the form reads it into the JSON the guide describes)
+TYPED = {"cards": "用空格分开，如 KH 7S（♥K、♠7；10 写作 10 或 T）", "card": "如 KH（♥K），也可写 ♥K",
+         "call": "如 1H、3NT、P（不叫）、X（加倍）、XX（再加倍）", "ints": "墩号，用空格分开，如 7 9",
+         "suits": "花色，用空格分开，如 S H（黑桃、红心）"}
+
+
+def typed(function: str, key: str, samples: list[Any]) -> str:
+    """How the text box of a field is filled in; "" for a field asked for by a list or a box to tick."""
+    k = kind(function, key)
+    if k == "word":
+        return "庄家的原话，如 " + "、".join(dict.fromkeys(samples[:3])) if samples else "庄家的原话"
+    if k == "int":
+        return "数字，如 " + str(samples[0] if samples else 1)
+    if k == "events":
+        return _what(function, key, samples)
+    return TYPED.get(k, "")
+
+
 def fields(function: str) -> list[tuple[str, bool]]:
     """The input fields of a ruling in the order of its function's parameters, each with whether it may be left out."""
     return [(shown.strip("[]"), shown.startswith("[")) for shown in BY_NAME[function].fields]
@@ -187,16 +205,19 @@ def default(function: str, key: str) -> Any:
 
 def form(function: str, samples: list[dict]) -> list[dict[str, Any]]:
     """The bridge helper's form for a ruling (and its guide to the JSON): each field's name, words,
-    kind, whether it may be left out and its default; the choices of a list, or how a text box is
-    written. ``samples``: the ruling's worked examples' inputs."""
+    kind, whether it may be left out and its default; the choices of a list, or how the field is
+    written in JSON and (``hint``) how its text box is filled in. ``samples``: the worked examples' inputs."""
     out = []
     for key, optional in fields(function):
         field: dict[str, Any] = {"name": key, "label": label(function, key), "kind": kind(function, key),
                                  "optional": optional, "default": default(function, key)}
         listed = choices(function, key)
+        seen = [s[key] for s in samples if key in s]
         if listed is not None:
             field["choices"] = listed
         else:
-            field["hint"] = _what(function, key, [s[key] for s in samples if key in s])
+            field["json"] = _what(function, key, seen)
+            if typed(function, key, seen):
+                field["hint"] = typed(function, key, seen)
         out.append(field)
     return out

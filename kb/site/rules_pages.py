@@ -159,7 +159,7 @@ def bridge_page(r: Any) -> str:
             "optional": r.t("可不填")}
     return f"""# {r.t('桥牌裁定助手')}
 
-{r.t('选择问题，再点下面最接近的情形：裁定用文字说明情况，并列出所据条款。')}
+{r.t('先选择问题。裁定用文字说明情况，并列出所据条款。')}
 
 <link rel="stylesheet" href="../../assets/rules.css">
 <div id="kb-br" class="kb-calc" markdown="0" data-api="/api/rules/bridge/" data-script="{r.script}" data-hrefs="{_attr(hrefs)}"
@@ -167,7 +167,7 @@ def bridge_page(r: Any) -> str:
 <label class="kb-line-label" for="kb-br-q">{r.t('问题')}</label>
 <select id="kb-br-q" class="kb-select">{options}</select>
 <div class="kb-br-input">
-<p class="kb-used">{r.t('有裁定服务：按实际情况填写下面各项（或先点下面一个情形，再修改），然后按“裁定”。')}</p>
+<p class="kb-used">{r.t('按实际情况填写下面各项，再按“裁定”；也可以先点下面最接近的情形，再修改。')}</p>
 <div class="kb-br-form"></div>
 <details class="kb-br-json"><summary>{r.t('以 JSON 输入')}</summary>
 <label class="kb-line-label" for="kb-br-in">{r.t('输入（与上面各项同步）')}</label>
@@ -187,8 +187,9 @@ def bridge_page(r: Any) -> str:
 def _translated(r: Any, field: dict[str, Any]) -> dict[str, Any]:
     """A form field with its words in the edition's script."""
     out = dict(field, label=r.t(field["label"]))
-    if "hint" in out:
-        out["hint"] = r.t(out["hint"])
+    for key in ("hint", "json"):
+        if key in out:
+            out[key] = r.t(out[key])
     if "choices" in out:
         out["choices"] = [[code, r.t(words)] for code, words in out["choices"]]
     return out

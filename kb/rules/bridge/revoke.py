@@ -26,7 +26,7 @@ from kb.rules.bridge.cards import (
 from kb.rules.bridge.play import legal_set
 
 IS_REVOKE_CLAUSES = cids("61A", "44A", "44C", "44D", "59")
-REVOKE_ESTABLISHED_CLAUSES = cids("61B", "62A", "62B1", "62B2", "62C1", "62D1", "62D2", "63A", "63A1", "63A2",
+REVOKE_ESTABLISHED_CLAUSES = cids("61B", "62A", "62B1", "50B", "62B2", "62C1", "62C2", "62D1", "62D2", "63A", "63A1", "63A2",
                                   "63A3", "63B", "63C", "64B6", "64C")
 REVOKE_ADJUSTMENT_CLAUSES = cids("64A1", "64A2", "64B1", "64B2", "64B3", "64B4", "64B5", "64B6", "64C", "62D1")
 
@@ -221,16 +221,16 @@ def revoke_established(revoke_trick: Any, offender: Any, events: Any, declarer: 
                 f"未作或默认声称或承认，63A），必须改正（62A）：违规者收回错打的牌张并跟牌；")
         clauses = ["63A", "62A"]
         if role == "defender":
-            text += "该牌张是从防家未暴露的手中打出的，成为罚张（62B1）；"
-            clauses.append("62B1")
+            text += "该牌张是从防家未暴露的手中打出的，成为罚张（62B1），且因改正藏牌而为重罚张（50B）；"
+            clauses += ["62B1", "50B"]
         elif role in ("declarer", "dummy"):
             text += "该牌张是从庄家手中或明手打出的，可更换，不判罚（62B2）；"
             clauses.append("62B2")
         else:
-            text += "防家从未暴露的手中打出的牌成为罚张（62B1），庄家、明手或已暴露的牌可更换不罚（62B2）；"
-            clauses += ["62B1", "62B2"]
-        text += "非违规方此后接续打出的牌张可收回，不判罚（62C1）。"
-        clauses.append("62C1")
+            text += "防家从未暴露的手中打出的牌成为重罚张（62B1、50B），庄家、明手或已暴露的牌可更换不罚（62B2）；"
+            clauses += ["62B1", "50B", "62B2"]
+        text += "非违规方此后接续打出的牌张可收回，不判罚（62C1）；他们收回后，违规者的同伴也可收回其接续打出的牌张，是防家的则成为罚张（62C2）。"
+        clauses += ["62C1", "62C2"]
         if twelfth and role in (None, "defender"):
             text += "在第12墩，如防家在其同伴打牌前藏牌而同伴持有两种花色，同伴不能选择有可能因看到藏牌而建议打出的牌张（62D2）。"
             clauses.append("62D2")
