@@ -164,6 +164,26 @@ def test_bridge_helper_form(server, page):
     page.fill("#kb-br-f-later_tricks_won", "第7墩 9")
     read = json.loads(page.input_value("#kb-br-in"))
     assert read["revoke_trick"] == 5 and read["later_tricks_won"] == [7, 9]
+    # what happened after a revoke: a row per event, not JSON
+    page.select_option("#kb-br-q", "revoke-established")
+    page.fill("#kb-br-f-revoke_trick", "5")
+    page.select_option("#kb-br-f-offender", "E")
+    page.tap("#kb-br-f-events .kb-br-add")
+    row = page.locator("#kb-br-f-events .kb-br-event").first
+    row.locator("select").nth(0).select_option("W")
+    row.locator("select").nth(1).select_option("play")
+    row.locator("input").fill("第6墩")
+    page.tap("#kb-br-f-events .kb-br-add")
+    last = page.locator("#kb-br-f-events .kb-br-event").nth(1)
+    last.locator("select").nth(0).select_option("E")
+    last.locator("select").nth(1).select_option("claim")
+    assert last.locator("input").is_hidden()              # a claim belongs to no trick
+    assert json.loads(page.input_value("#kb-br-in"))["events"] == [
+        {"seat": "W", "action": "play", "trick": 6}, {"seat": "E", "action": "claim"}]
+    page.tap('[data-act="go"]')
+    page.locator(".kb-explanation", has_text="西家打出第6墩的牌，藏牌成立（63A1）").wait_for()
+    page.locator("#kb-br-f-events .kb-br-del").nth(1).tap()
+    assert json.loads(page.input_value("#kb-br-in"))["events"] == [{"seat": "W", "action": "play", "trick": 6}]
     page.select_option("#kb-br-q", "designate")
     page.fill("#kb-br-f-call", "“大”")
     assert json.loads(page.input_value("#kb-br-in"))["call"] == "大"

@@ -326,8 +326,48 @@
     // choices), kept in step with the JSON box, which is what is sent
     var forms = JSON.parse(br.dataset.form), box = br.querySelector(".kb-br-form"), controls = [];
     var LISTS = {cards: 1, suits: 1, ints: 1};
+    function select(options, cls) {
+      var c = el("select", cls || "kb-select");
+      options.forEach(function (o) { var op = el("option", "", o[1]); op.value = o[0]; c.appendChild(op); });
+      return c;
+    }
+    // what happened after a revoke: a row per event (seat, action, trick), added one by one
+    function eventsControl(f) {
+      var c = el("div", "kb-br-events"), rows = el("div"), add = el("button", "md-button kb-br-add", "＋ " + bm.addEvent);
+      add.type = "button";
+      c.appendChild(rows);
+      c.appendChild(add);
+      c.id = "kb-br-f-" + f.name;
+      function row(ev) {
+        var r = el("div", "kb-br-event"), seat = select(f.seats), act = select(f.actions), trick = el("input", "kb-line");
+        var del = el("button", "md-button kb-br-del", "×");
+        trick.type = "text"; trick.inputMode = "numeric"; trick.placeholder = bm.trick; trick.setAttribute("aria-label", bm.trick);
+        seat.setAttribute("aria-label", bm.seat); act.setAttribute("aria-label", bm.action);
+        del.type = "button"; del.setAttribute("aria-label", bm.remove);
+        function onTrick() { trick.hidden = f.trick_actions.indexOf(act.value) < 0; }
+        act.addEventListener("change", onTrick);
+        del.addEventListener("click", function () { rows.removeChild(r); fromForm(); });
+        if (ev) { seat.value = ev.seat || ""; act.value = ev.action || ""; trick.value = ev.trick === undefined ? "" : String(ev.trick); }
+        onTrick();
+        [seat, act, trick, del].forEach(function (x) { r.appendChild(x); });
+        rows.appendChild(r);
+        return r;
+      }
+      add.addEventListener("click", function () { var r = row(); fromForm(); r.querySelector("select").focus(); });
+      c.fill = function (v) { rows.textContent = ""; (Array.isArray(v) ? v : []).forEach(function (ev) { row(ev); }); };
+      c.read = function () {
+        return [].map.call(rows.children, function (r) {
+          var parts = r.querySelectorAll("select, input"), ev = {seat: parts[0].value, action: parts[1].value};
+          var t = parts[2].value.replace(/^第|墩$/g, "").trim();
+          if (!parts[2].hidden && t) ev.trick = /^\d+$/.test(t) ? Number(t) : t;
+          return ev;
+        });
+      };
+      return c;
+    }
     function control(f) {
       var c;
+      if (f.kind === "events") return eventsControl(f);
       if (f.choices || (f.kind === "bool" && f.default === null)) {
         c = el("select", "kb-select");
         var opts = f.choices ? f.choices.slice() : [["true", bm.yes], ["false", bm.no]];
@@ -353,7 +393,7 @@
         var c = control(f), row = el("div", "kb-br-field" + (f.kind === "bool" && c.type === "checkbox" ? " kb-br-flag" : ""));
         // a box to tick always says yes or no: "may be left out" is for the lists and text boxes
         var lab = el("label", "kb-line-label", f.label + (f.optional && c.type !== "checkbox" ? "（" + bm.optional + "）" : ""));
-        lab.htmlFor = c.id;
+        if (!c.fill) lab.htmlFor = c.id;
         if (c.type === "checkbox") { row.appendChild(c); row.appendChild(lab); } else { row.appendChild(lab); row.appendChild(c); }
         if (f.hint && c.type !== "checkbox") row.appendChild(suited("p", "kb-detail", f.hint));
         box.appendChild(row);
@@ -369,12 +409,14 @@
     }
     function fillForm(data) {
       controls.forEach(function (x) {
+        if (x.c.fill) { x.c.fill(data[x.f.name]); return; }
         var v = shown(x.f, data[x.f.name]);
         if (x.c.type === "checkbox") x.c.checked = v; else x.c.value = v;
       });
     }
     function valueOf(x) {           // the control's JSON value; undefined leaves the field out
       var f = x.f;
+      if (x.c.read) { var evs = x.c.read(); return evs.length || !f.optional ? evs : undefined; }
       if (x.c.type === "checkbox") return (x.c.checked === (f.default === true) && f.optional) ? undefined : x.c.checked;
       var t = x.c.value.trim();
       // left empty: a required list is an empty one, a required led suit is null (he leads)

@@ -24,6 +24,7 @@ from kb.rules.bridge.claim import ACT_NAMES
 from kb.rules.bridge.claim import KIND_NAMES as CONCESSION_KINDS
 from kb.rules.bridge.lead import CHOICE_NAMES
 from kb.rules.bridge.registry import BY_NAME
+from kb.rules.bridge.revoke import ACTIONS as REVOKE_ACTIONS
 
 BRIDGE_LABELS = {   # every input field of every bridge example (LABELS_BY_FUNCTION words a few per ruling)
     "hand": "手中的牌", "led_suit": "本墩引牌花色", "card": "打出或暴露的牌",
@@ -81,7 +82,13 @@ LABELS_BY_FUNCTION = {
 TURNS = {"offender": "轮到违规者出牌", "partner_lead": "轮到违规者的同伴引牌"}
 OPTIONS = {"require": "要求引出罚张花色", "forbid": "禁止引出罚张花色", "none": "对引牌不加限制"}
 KINDS = {"major": "重罚张", "minor": "轻罚张"}
-ACTIONS = {"lead": "引牌", "play": "出牌", "claim": "作出摊牌声明", "name": "指明要打的牌"}
+# what happened after a revoke (kb/rules/bridge/revoke.py ACTIONS: every one has its words here)
+ACTIONS = {"lead": "引牌", "play": "出牌", "name": "指明要打的牌", "claim": "作出摊牌声明", "concede": "作出承认",
+           "acquiesce": "默认了声称或承认"}
+# the actions that belong to a trick (the others, a claim or concession, to none)
+TRICK_ACTIONS = ("lead", "play", "name")
+if set(ACTIONS) != set(REVOKE_ACTIONS) or not set(TRICK_ACTIONS) <= set(ACTIONS):
+    raise KbError("kb/site/bridge_fields.py: ACTIONS must word every action of kb/rules/bridge/revoke.py, no more")
 PREMATURE_OPTIONS = {"highest": "要求同伴打出引牌花色的最大牌张", "lowest": "要求同伴打出引牌花色的最小牌张",
                      "forbid": "禁止同伴打出另一指定花色"}
 SIMULTANEOUS = {"two_players": "两名赛员同时出牌", "one_player": "一名赛员一次打出几张牌"}
@@ -188,7 +195,7 @@ def typed(function: str, key: str, samples: list[Any]) -> str:
     if k == "int":
         return "数字，如 " + str(samples[0] if samples else 1)
     if k == "events":
-        return _what(function, key, samples)
+        return "每件事一行，按发生的顺序：哪一家、做了什么、在第几墩（声称或承认不属于哪一墩）；没有就不加"
     return TYPED.get(k, "")
 
 
@@ -213,6 +220,10 @@ def form(function: str, samples: list[dict]) -> list[dict[str, Any]]:
                                  "optional": optional, "default": default(function, key)}
         listed = choices(function, key)
         seen = [s[key] for s in samples if key in s]
+        if field["kind"] == "events":     # rows of seat, action and trick
+            field["seats"] = [[c, n] for c, n in SEAT_NAMES.items()]
+            field["actions"] = [[c, n] for c, n in ACTIONS.items()]
+            field["trick_actions"] = list(TRICK_ACTIONS)
         if listed is not None:
             field["choices"] = listed
         else:

@@ -156,7 +156,8 @@ def bridge_page(r: Any) -> str:
             "unknown": r.t("这一输入不是下面的情形之一，而现在连不上裁定服务，无法计算。请点下面最接近的情形。"),
             "error": r.t("无法裁定"), "basis": r.t("依据"), "situation": r.t("情形"), "worked": r.t("选一个最接近的情形（裁定已按规则算好）"),
             "unset": r.t("（未说明）"), "choose": r.t("（请选择）"), "yes": r.t("是"), "no": r.t("否"),
-            "optional": r.t("可不填")}
+            "optional": r.t("可不填"), "addEvent": r.t("添加一件事"), "remove": r.t("删去这件事"),
+            "seat": r.t("哪一家"), "action": r.t("做了什么"), "trick": r.t("第几墩")}
     return f"""# {r.t('桥牌裁定助手')}
 
 {r.t('先选择问题。裁定用文字说明情况，并列出所据条款。')}
@@ -190,8 +191,9 @@ def _translated(r: Any, field: dict[str, Any]) -> dict[str, Any]:
     for key in ("hint", "json"):
         if key in out:
             out[key] = r.t(out[key])
-    if "choices" in out:
-        out["choices"] = [[code, r.t(words)] for code, words in out["choices"]]
+    for key in ("choices", "seats", "actions"):
+        if key in out:
+            out[key] = [[code, r.t(words)] for code, words in out[key]]
     return out
 
 
