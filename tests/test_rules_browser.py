@@ -226,6 +226,19 @@ def test_static_host_bridge_helper_answers_its_worked_examples(static_site, page
     assert page.locator(".kb-explanation .kb-suit-red").first.evaluate("e => getComputedStyle(e).color") == "rgb(183, 28, 28)"
 
 
+def test_the_helpers_questions_stand_under_the_books_sections():
+    """19 questions are a long list on a phone: they come in the order of the Laws, under the
+    rule book's own section headings (the heading in force at each ruling's leading clause)."""
+    text = (SITE / "hans" / "rules" / "bridge" / "index.html").read_text(encoding="utf-8")
+    menu = re.search(r'<select id="kb-br-q"[^>]*>(.*?)</select>', text, re.S).group(1)
+    groups = {label: re.findall(r'value="([^"]+)"', opts)
+              for label, opts in re.findall(r'<optgroup label="([^"]+)">(.*?)</optgroup>', menu)}
+    assert list(groups)[:2] == ["不足叫牌", "越序叫牌"] and list(groups)[-1] == "声称和承认"
+    assert groups["藏牌"] == ["is-revoke", "revoke-established", "revoke-adjustment"]
+    assert groups["越序引牌"] == ["lead-out-of-turn"]
+    assert sum(len(v) for v in groups.values()) == 19
+
+
 def test_catalogue_page_lists_every_ruling():
     text = (SITE / "hans" / "rules" / "index.html").read_text(encoding="utf-8")
     for command in ("kb bridge insufficient-bid", "kb bridge defective-trick", "kb mahjong settle"):

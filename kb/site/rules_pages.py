@@ -150,7 +150,7 @@ def bridge_page(r: Any) -> str:
     ids = sorted({c for ru in RULINGS for c in ru.clauses}
                  | {c for exs in worked.values() for ex in exs for c in ex["clauses"]})
     hrefs = _hrefs(r, BRIDGE, ids)
-    options = "".join(f'<option value="{ru.command}">{html.escape(r.t(ru.summary))}</option>' for ru in RULINGS)
+    options = question_options(r)
     msgs = {"offline": r.t("本站是静态网页（或现在离线），没有裁定服务：下面每个情形的裁定都已预先按规则算好，"
                            "点一个即可查看。"),
             "unknown": r.t("这一输入不是下面的情形之一，而现在连不上裁定服务，无法计算。请点下面最接近的情形。"),
@@ -183,6 +183,28 @@ def bridge_page(r: Any) -> str:
 </div>
 <script src="../../assets/calculator.js"></script>
 """
+
+
+def question_options(r: Any) -> str:
+    """The helper's questions in the order of the Laws, under the book's own section headings
+    (不足叫牌, 越序叫牌 … 声称和承认: the heading in force at each ruling's leading clause)."""
+    work = RULINGS[0].clauses[0].split(":")[0]
+    section: dict[int, str] = {}
+    current = ""
+    for law in r.layout.laws(work):
+        if law.heading:
+            current = re.sub(r"^第[一二三四五六七八九十]+[章节部分]+\s*", "", law.heading[-1])
+        section[law.law] = current
+
+    def first_law(ru: Any) -> int:       # the law of the ruling's leading clause
+        return int(re.match(r"\d+", ru.clauses[0].split(":")[1]).group())   # type: ignore[union-attr]
+
+    groups: dict[str, list[str]] = {}
+    for ru in sorted(RULINGS, key=first_law):
+        groups.setdefault(section[first_law(ru)], []).append(
+            f'<option value="{ru.command}">{html.escape(r.t(ru.summary))}</option>')
+    return "".join(f'<optgroup label="{html.escape(r.t(label))}">{"".join(opts)}</optgroup>'
+                   for label, opts in groups.items())
 
 
 def _translated(r: Any, field: dict[str, Any]) -> dict[str, Any]:
