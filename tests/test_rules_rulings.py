@@ -208,6 +208,8 @@ def test_54_options_then_each_choice():
     assert set(lead_out_of_turn(**kw).options) == {"accept", "withdraw", "declarer_faces_hand"}
     swap = lead_out_of_turn(**kw, choice="declarer_faces_hand")
     assert (swap.declarer, swap.dummy) == ("N", "S")                 # 54A: declarer becomes dummy
+    # the second card comes from the new dummy's hand, named by the new declarer (trial 11: "由南家接着打牌" was unclear)
+    assert swap.explanation.endswith("第二张牌从南家（现为明手）的牌中打出，由新庄家北家指定。")
     acc = lead_out_of_turn(**kw, choice="accept")
     assert acc.next_to_play == "S"                                    # 54B1: second card from declarer's hand
     back = lead_out_of_turn(**kw, choice="withdraw")

@@ -38,6 +38,13 @@ class LeadRuling(Result):
     director_judgement: tuple[str, ...] = ()
 
 
+def _second_card(seat: str, new_dummy: str, new_declarer: str) -> str:
+    """Who plays next after an opening lead out of turn that declarer answered by facing his hand (54A)."""
+    if seat == new_dummy:
+        return f"第二张牌从{SEAT_NAMES[seat]}（现为明手）的牌中打出，由新庄家{SEAT_NAMES[new_declarer]}指定"
+    return f"由{SEAT_NAMES[seat]}接着打牌"
+
+
 def lead_out_of_turn(leader: Any, correct_leader: Any, declarer: Any, card: Any, opening_lead: Any = False,
                      choice: Any = None, played_by: Any = None, declarer_may_have_seen_dummy: Any = False,
                      declarer_began_facing: Any = False) -> LeadRuling:
@@ -124,7 +131,7 @@ def lead_out_of_turn(leader: Any, correct_leader: Any, declarer: Any, card: Any,
         return LeadRuling(clauses=cids("54A"), chosen=pick, lead_stands=True, declarer=dummy, dummy=decl,
                           next_to_play=next_seat(off),
                           explanation=f"{situation}；庄家摊牌：他成为明手，原明手{SEAT_NAMES[dummy]}成为庄家（54A），"
-                                      f"越序首引成立，由{SEAT_NAMES[next_seat(off)]}接着打牌。")
+                                      f"越序首引成立，{_second_card(next_seat(off), decl, dummy)}。")
     if pick == "accept":
         if opening:
             return LeadRuling(clauses=cids("54B", "54B1", "53A") + (cids("54C") if seen else ()), chosen=pick,
