@@ -104,3 +104,30 @@ def test_calculators_messages_keep_their_contrast(browser, static_site):
     context.close()
     assert not errors, errors
     assert not found, found
+
+
+def test_the_bridge_helpers_form_under_kb_serve(browser, server):
+    """The form kb serve gives the bridge helper (a list, a box, a row of events, a flag, the JSON
+    box, an error) has no serious or critical violation, and keeps its contrast in both schemes."""
+    from axe_playwright_python.sync_playwright import Axe
+    script = Axe().axe_script
+    context, pg, errors = new_page(browser, PHONE, color_scheme="light")
+    found = []
+    for edition in ("hans", "hant"):
+        pg.goto(f"{server}/{edition}/rules/bridge/", wait_until="load")
+        pg.select_option("#kb-br-q", "revoke-established")
+        pg.tap("#kb-br-f-events .kb-br-add")
+        pg.click(".kb-br-json summary")
+        pg.tap('[data-act="go"]')                     # required fields left empty: an error
+        pg.wait_for_selector(".kb-out .kb-error")
+        runs = [("light", axe_violations(pg, script, {"resultTypes": ["violations"]}))]
+        pg.evaluate("() => document.querySelector('input[data-md-color-scheme=slate]').click()")
+        pg.wait_for_function(f"() => ({SCHEME[6:]}) === 'slate'")
+        runs.append(("dark", axe_violations(pg, script, COLOUR_RULES)))
+        pg.evaluate("() => document.querySelector('input[data-md-color-scheme=default]').click()")
+        pg.wait_for_function(f"() => ({SCHEME[6:]}) === 'default'")
+        found += [(edition, scheme, v["id"], v["nodes"][0]["target"]) for scheme, vs in runs for v in vs
+                  if v["impact"] in ("serious", "critical")]
+    context.close()
+    assert not errors, errors
+    assert not found, found
