@@ -25,6 +25,7 @@ from kb.rules.bridge.claim import KIND_NAMES as CONCESSION_KINDS
 from kb.rules.bridge.lead import CHOICE_NAMES
 from kb.rules.bridge.registry import BY_NAME
 from kb.rules.bridge.revoke import ACTIONS as REVOKE_ACTIONS
+from kb.rules.bridge.revoke import TRICK_ACTIONS
 
 BRIDGE_LABELS = {   # every input field of every bridge example (LABELS_BY_FUNCTION words a few per ruling)
     "hand": "手中的牌", "led_suit": "本墩引牌花色", "card": "打出或暴露的牌",
@@ -85,9 +86,7 @@ KINDS = {"major": "重罚张", "minor": "轻罚张"}
 # what happened after a revoke (kb/rules/bridge/revoke.py ACTIONS: every one has its words here)
 ACTIONS = {"lead": "引牌", "play": "出牌", "name": "指明要打的牌", "claim": "作出摊牌声明", "concede": "作出承认",
            "acquiesce": "默认了声称或承认"}
-# the actions that belong to a trick (the others, a claim or concession, to none)
-TRICK_ACTIONS = ("lead", "play", "name")
-if set(ACTIONS) != set(REVOKE_ACTIONS) or not set(TRICK_ACTIONS) <= set(ACTIONS):
+if set(ACTIONS) != set(REVOKE_ACTIONS):
     raise KbError("kb/site/bridge_fields.py: ACTIONS must word every action of kb/rules/bridge/revoke.py, no more")
 PREMATURE_OPTIONS = {"highest": "要求同伴打出引牌花色的最大牌张", "lowest": "要求同伴打出引牌花色的最小牌张",
                      "forbid": "禁止同伴打出另一指定花色"}
@@ -172,7 +171,7 @@ def _what(function: str, key: str, samples: list[Any]) -> str:
     if k == "word":
         return "庄家的原话，如 " + "、".join(f'"{w}"' for w in dict.fromkeys(samples[:3])) if samples else "庄家的原话"
     if k == "int":
-        return "数字，如 " + str(samples[0] if samples else 1)
+        return typed(function, key, samples)
     if k == "events":
         return '事件的列表，如 [{"seat": "W", "action": "play", "trick": 6}]；action：' + \
             "、".join(f"{a}（{n}）" for a, n in ACTIONS.items())

@@ -31,6 +31,7 @@ REVOKE_ESTABLISHED_CLAUSES = cids("61B", "62A", "62B1", "50B", "62B2", "62C1", "
 REVOKE_ADJUSTMENT_CLAUSES = cids("64A1", "64A2", "64B1", "64B2", "64B3", "64B4", "64B5", "64B6", "64C", "62D1")
 
 ACTIONS = ("lead", "play", "name", "claim", "concede", "acquiesce")
+TRICK_ACTIONS = ("lead", "play", "name")        # the actions that belong to a trick (a claim belongs to none)
 ACTION_NAMES = {"lead": "引出", "play": "打出", "name": "指明", "claim": "作出声称",
                 "concede": "作出承认", "acquiesce": "默认了声称或承认"}
 
@@ -147,7 +148,7 @@ def _events(events: Any, trick: int, offending: str) -> tuple[int | None, str | 
         seat = parse_seat(ev.get("seat"), f"events[{i}].seat")
         action = parse_choice(ev.get("action"), f"events[{i}].action", ACTIONS)
         assert seat is not None and action is not None
-        if action in ("lead", "play", "name"):
+        if action in TRICK_ACTIONS:
             t = parse_int(ev.get("trick"), f"events[{i}].trick", trick, 13)
             if t == trick and action == "lead":
                 raise KbError(f"events[{i}].trick: 藏牌墩的引牌在藏牌之前，不能是藏牌后的事件")
