@@ -404,7 +404,6 @@
       if (v === undefined || v === null) return f.kind === "bool" && f.default !== null ? f.default === true : "";
       if (f.kind === "bool") return f.default === null ? String(v) : v === true;
       if (LISTS[f.kind] && Array.isArray(v)) return v.join(" ");
-      if (f.kind === "events") return JSON.stringify(v);
       return String(v);
     }
     function fillForm(data) {
@@ -420,7 +419,7 @@
       if (x.c.type === "checkbox") return (x.c.checked === (f.default === true) && f.optional) ? undefined : x.c.checked;
       var t = x.c.value.trim();
       // left empty: a required list is an empty one, a required led suit is null (he leads)
-      if (t === "") return f.optional ? undefined : f.kind === "led" ? null : (LISTS[f.kind] || f.kind === "events") ? [] : undefined;
+      if (t === "") return f.optional ? undefined : f.kind === "led" ? null : LISTS[f.kind] ? [] : undefined;
       if (f.kind === "bool") return t === "true";
       // a trick's number as said (第4墩), declarer's words in quotes (“大”)
       function number(w) { var n = w.replace(/^第|墩$/g, ""); return /^\d+$/.test(n) ? Number(n) : w; }
@@ -429,7 +428,6 @@
       if (LISTS[f.kind]) return t.split(/[\s,，、]+/).filter(Boolean).map(function (w) {
         return f.kind === "ints" ? number(w) : f.kind === "suits" ? w.toUpperCase() : w;
       });
-      if (f.kind === "events") { try { return JSON.parse(t); } catch (e) { return t; } }
       return t;
     }
     function fromForm() {
