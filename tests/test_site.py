@@ -558,6 +558,7 @@ def test_the_traditional_edition_uses_taiwan_forms_in_the_theme(built):
     _, site = built
     html = page(site, "hant", "cbr1999/law-45")
     assert 'aria-label="頁腳"' in html and "頁脚" not in html and 'lang="zh-Hant"' in html
+    assert "跳至內容" in html and "跳轉" not in html                      # the skip link (trial 12)
 
 
 def test_pages_with_restored_numbers_explain_the_brackets(built):
