@@ -141,7 +141,7 @@ def test_bridge_helper_form(server, page):
     assert json.loads(page.input_value("#kb-br-in")) == {} and page.input_value("#kb-br-f-leader") == ""
     assert not page.is_checked("#kb-br-f-opening_lead")
     assert page.locator("label[for=kb-br-f-leader]").inner_text() == "越序引牌者"
-    assert "如 KH（♥K），也可写 ♥K" in page.locator(".kb-br-field", has=page.locator("#kb-br-f-card")).inner_text()
+    assert "如 KH，也可写 ♥K 或 红心K" in page.locator(".kb-br-field", has=page.locator("#kb-br-f-card")).inner_text()
     page.select_option("#kb-br-f-declarer", "S")
     page.select_option("#kb-br-f-correct_leader", "W")
     page.select_option("#kb-br-f-leader", "E")
@@ -320,3 +320,24 @@ def test_mahjong_situations_are_toggles_and_the_hand_survives_back(static_site, 
     assert "暗牌" in page.inner_text(".kb-kind.kb-on")
     page.tap('button.kb-tile[data-code="1m"]')
     assert page.input_value("#kb-mj-line") == "1m 碰2z2z2z"
+    # a tap on 碰 again starts a new meld, even when the last one is unfinished (trial 12)
+    page.tap('[data-act="clear"]')
+    page.tap('.kb-kind[data-kind="碰"]')
+    page.tap('button.kb-tile[data-code="1z"]')
+    page.tap('.kb-kind[data-kind="碰"]')
+    page.tap('button.kb-tile[data-code="5z"]')
+    assert page.input_value("#kb-mj-line") == "碰1z 碰5z"
+
+
+def test_the_traditional_keypad_writes_traditional_melds(static_site, page):
+    """明槓 and 暗槓 tapped in the Traditional edition write 槓 in the hand's line (not 杠), and the
+    page scores it."""
+    page.goto(f"{static_site}/hant/rules/mahjong/")
+    page.fill("#kb-mj-line", "123m456m789m234p55s")
+    page.tap('.kb-kind[data-kind="暗杠"]')
+    for _ in range(4):
+        page.tap('button.kb-tile[data-code="7s"]')
+    assert page.input_value("#kb-mj-line") == "123m456m789m234p55s 暗槓7s7s7s7s"
+    page.tap('[data-act="go"]')
+    page.locator(".kb-total").wait_for()
+    assert "台" in page.inner_text(".kb-total") and page.locator(".kb-error").count() == 0

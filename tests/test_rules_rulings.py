@@ -299,3 +299,19 @@ def test_dealer_streak_bounded(streak):
             "dealer": True, "dealer_streak": streak}
     with pytest.raises(KbError, match="dealer_streak"):
         score(hand)
+
+
+def test_cards_and_calls_in_chinese_words():
+    """A director on a phone types the suit as said (黑桃Q, 紅心10) more easily than ♠: cards and
+    calls take the suit in words, Simplified or Traditional, before or after the rank (trial 12)."""
+    from kb.rules.bridge.auction import parse_call
+    from kb.rules.bridge.cards import parse_card
+    for typed, label in [("黑桃Q", "♠Q"), ("Q黑桃", "♠Q"), ("紅心10", "♥10"), ("方塊A", "♦A"), ("草花2", "♣2"),
+                         ("红桃K", "♥K"), ("♠Q", "♠Q"), ("ks", "♠K")]:
+        assert parse_card(typed, "card").label == label, typed
+    for typed, (level, strain) in [("1紅心", (1, "H")), ("3無將", (3, "NT")), ("2方塊", (2, "D")), ("1草花", (1, "C"))]:
+        call = parse_call(typed, "call")
+        assert (call.level, call.strain) == (level, strain), typed
+    for bad in ("黑桃", "Q", "黑桃黑桃Q", "11紅心"):
+        with pytest.raises(KbError, match="^card: 无法识别的牌"):
+            parse_card(bad, "card")

@@ -172,18 +172,22 @@
         i = secs.findIndex(plain);
         if (i < 0) secs.unshift(code); else secs[i] += code;
       } else {
-        var last = secs[secs.length - 1], need = (kind === "吃" || kind === "碰") ? 3 : 4;
-        var same = last && last.indexOf(kind) === 0 && !(kind === "杠" && last.indexOf("暗杠") === 0);
-        if (same && tiles(last) < need) secs[secs.length - 1] = last + code; else secs.push(kind + code);
+        // the meld's word as the edition writes it (槓 in Traditional); a tap on 碰 again starts a new meld
+        var last = secs[secs.length - 1], need = (kind === "吃" || kind === "碰") ? 3 : 4, word = words[kind];
+        var same = !fresh && last && last.indexOf(word) === 0 && !(kind === "杠" && last.indexOf(words["暗杠"]) === 0);
+        if (same && tiles(last) < need) secs[secs.length - 1] = last + code; else secs.push(word + code);
+        fresh = false;
         // a meld complete, the next tap is a concealed tile again (as the 暗牌 key then shows)
         if (tiles(secs[secs.length - 1]) === need) setKind("");
       }
       line.value = secs.join(" ");
       showHand(); save();
     }
-    var kinds = mj.querySelectorAll(".kb-kind:not(.kb-sit)");
+    var kinds = mj.querySelectorAll(".kb-kind:not(.kb-sit)"), words = {}, fresh = false;
+    kinds.forEach(function (b) { words[b.dataset.kind] = b.dataset.word || b.dataset.kind; });
     function setKind(k) {
       kind = k;
+      fresh = true;
       kinds.forEach(function (x) { x.classList.toggle("kb-on", x.dataset.kind === k); });
     }
     kinds.forEach(function (b) { b.addEventListener("click", function () { setKind(b.dataset.kind); }); });

@@ -181,8 +181,8 @@ def _what(function: str, key: str, samples: list[Any]) -> str:
 
 
 # how a text box of each kind is filled in (the form reads it into the JSON the guide describes)
-TYPED = {"cards": "用空格分开，如 KH 7S（♥K、♠7；10 写作 10 或 T）", "card": "如 KH（♥K），也可写 ♥K",
-         "call": "如 1H、3NT、P（不叫）、X（加倍）、XX（再加倍）", "ints": "墩号，用空格分开，如 7 9",
+TYPED = {"cards": "用空格分开，如 KH 7S，或 红心K 黑桃7（10 写作 10 或 T）", "card": "如 KH，也可写 ♥K 或 红心K",
+         "call": "如 1H 或 1红心、3NT 或 3无将、P（不叫）、X（加倍）、XX（再加倍）", "ints": "墩号，用空格分开，如 7 9",
          "suits": "花色，用空格分开，如 S H（黑桃、红心）"}
 
 

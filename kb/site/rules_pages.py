@@ -72,7 +72,8 @@ def mahjong_page(r: Any) -> str:
                     for t in TILES)
     flowers = "".join(f'<button type="button" class="kb-tile kb-flower" data-code="{r.t(tile_name(f))}">'
                       f"{r.t(tile_name(f))}</button>" for f in FLOWERS)
-    kinds = "".join(f'<button type="button" class="kb-kind" data-kind="{k}">{r.t(label)}</button>'
+    # data-kind: the meld's word in the scorer's notation (data-word: as the edition writes it, 槓 in Traditional)
+    kinds = "".join(f'<button type="button" class="kb-kind" data-kind="{k}" data-word="{r.t(k)}">{r.t(label)}</button>'
                     for k, label in (("", "暗牌"), ("吃", "吃"), ("碰", "碰"), ("杠", "明杠"), ("暗杠", "暗杠"),
                                      ("花", "花牌")))
     winds = "".join(f'<option value="{w}">{r.t(w)}</option>' for w in "东南西北")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kb.errors import KbError
-from kb.rules.bridge.cards import SEAT_NAMES, SUIT_SYMBOLS, Result, cids, next_seat, parse_bool, parse_seat, partner
+from kb.rules.bridge.cards import SEAT_NAMES, SUIT_SYMBOLS, Result, cids, fold_words, next_seat, parse_bool, parse_seat, partner
 
 STRAINS = ("C", "D", "H", "S", "NT")
 STRAIN_NAMES = {"C": "梅花", "D": "方块", "H": "红心", "S": "黑桃", "NT": "无将"}
@@ -45,9 +45,9 @@ class Call:
 
 
 def parse_call(value: Any, field: str, *, bid_only: bool = False) -> Call:
-    """A call from ``2H``, ``3NT``, ``1♠``, ``2黑桃``, ``P``, ``X``, ``XX`` (or 不叫/加倍/再加倍)."""
+    """A call from ``2H``, ``3NT``, ``1♠``, ``2黑桃`` (``1紅心``), ``P``, ``X``, ``XX`` (or 不叫/加倍/再加倍)."""
     if isinstance(value, str):
-        text = value.strip().upper().replace(" ", "")
+        text = fold_words(value.strip().upper().replace(" ", ""))     # 1紅心, 3無將
         if text in _CALL_WORDS and not bid_only:
             return Call(_CALL_WORDS[text])
         if len(text) >= 2 and text[0] in "1234567":

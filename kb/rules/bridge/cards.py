@@ -19,6 +19,14 @@ SUITS = "SHDC"
 SEATS = "NESW"
 SUIT_SYMBOLS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C", "♤": "S", "♡": "H", "♢": "D", "♧": "C"}
 SUIT_NAMES = {"S": "黑桃", "H": "红心", "D": "方块", "C": "梅花"}
+# a suit as players write it in words (红桃 and 草花 too), and the Traditional characters folded first
+SUIT_WORDS = {**{name: code for code, name in SUIT_NAMES.items()}, "红桃": "H", "草花": "C"}
+_TRADITIONAL = str.maketrans("紅塊無將", "红块无将")
+
+
+def fold_words(text: str) -> str:
+    """``text`` with the Traditional characters of suit and strain names in Simplified (紅心 → 红心)."""
+    return text.translate(_TRADITIONAL)
 SUIT_GLYPHS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SEAT_NAMES = {"N": "北家", "E": "东家", "S": "南家", "W": "西家"}
 HONOUR_MIN = RANKS.index("T") + 2      # 10: "9或9以下" is below honour rank
@@ -56,10 +64,16 @@ class Card(NamedTuple):
 
 
 def parse_card(value: Any, field: str) -> Card:
-    """A card from ``"AS"``, ``"10h"``, ``"Q♠"`` (or ``"♠Q"``); anything else is a KbError naming ``field``."""
+    """A card from ``"AS"``, ``"10h"``, ``"Q♠"`` (or ``"♠Q"``), ``"黑桃Q"`` (or ``"紅心10"``); anything else is a
+    KbError naming ``field``."""
     if not isinstance(value, str):
         raise KbError(f"{field}: 应为牌的字符串（如 AS、10H），收到 {type(value).__name__}")
-    text = value.strip().upper()
+    text = fold_words(value.strip().upper().replace(" ", ""))
+    for word, code in SUIT_WORDS.items():              # 黑桃Q, Q黑桃, 紅心10: the suit in words
+        if text.startswith(word):
+            text = text[len(word):] + code
+        elif text.endswith(word):
+            text = text[:-len(word)] + code
     if len(text) >= 2 and text[0] in SUIT_SYMBOLS:      # ♠10, the form labels use
         text = text[1:] + text[0]
     if len(text) >= 2:
@@ -69,7 +83,7 @@ def parse_card(value: Any, field: str) -> Card:
             rank_text = "T"
         if len(rank_text) == 1 and rank_text in RANKS and suit in SUITS:
             return Card(RANKS.index(rank_text) + 2, suit)
-    raise KbError(f"{field}: 无法识别的牌 {value!r}（应为点数+花色，如 AS、10H、Q♠）")
+    raise KbError(f"{field}: 无法识别的牌 {value!r}（应为点数+花色，如 AS、10H、♠Q、黑桃Q）")
 
 
 def parse_cards(value: Any, field: str, *, min_len: int = 0, max_len: int = 13) -> list[Card]:
