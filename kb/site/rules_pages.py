@@ -171,7 +171,7 @@ def bridge_page(r: Any) -> str:
 <div class="kb-br-input">
 <p class="kb-used">{r.t('按实际情况填写下面各项，再按“裁定”；也可以先点下面最接近的情形，再修改。')}</p>
 <div class="kb-br-form"></div>
-<details class="kb-br-json"><summary>{r.t('以 JSON 输入')}</summary>
+<details class="kb-br-json"><summary>{r.t('高级：以 JSON 输入（供程序使用）')}</summary>
 <label class="kb-line-label" for="kb-br-in">{r.t('输入（与上面各项同步）')}</label>
 <textarea id="kb-br-in" class="kb-json" rows="6" spellcheck="false"></textarea>
 <details class="kb-fields"><summary>{r.t('各字段的意思与写法（方括号内的可省略）')}</summary><dl></dl></details>
