@@ -315,3 +315,11 @@ def test_cards_and_calls_in_chinese_words():
     for bad in ("黑桃", "Q", "黑桃黑桃Q", "11紅心"):
         with pytest.raises(KbError, match="^card: 无法识别的牌"):
             parse_card(bad, "card")
+
+
+def test_an_explanation_cites_sub_items_as_people_write_them():
+    """43B2(a), as the clause links and law pages show it, not the compact 43B2a (trials 11 and 12)."""
+    from kb.rules.bridge.dummy_rights import dummy_rights
+    r = dummy_rights(action="prevent_irregularity", after_breach=True)
+    assert "（43B2(a)）" in r.explanation and "43B2a" not in r.explanation
+    assert "cbr1999:43B2a" in r.clauses                     # the ids stay ids

@@ -7,6 +7,7 @@ Every parser raises :class:`KbError` with a one-line message naming the field.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from typing import Any, NamedTuple
@@ -233,12 +234,20 @@ def winning_index(cards: list[Card], trump: str | None) -> int:
     return best
 
 
+# a sub-item cited in the compact form (43B2a), which people write 43B2(a)
+_COMPACT_SUB_ITEM = re.compile(r"(?<![0-9A-Za-z])(\d{2}[A-E]\d)([a-c])(?![0-9A-Za-z])")
+
+
 @dataclass(frozen=True)
 class Result:
-    """Base of every rule result: the clause ids it rests on and a Chinese explanation."""
+    """Base of every rule result: the clause ids it rests on and a Chinese explanation (its
+    citations as people write them, 43B2(a), as the clause links show them)."""
 
     clauses: tuple[str, ...]
     explanation: str
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "explanation", _COMPACT_SUB_ITEM.sub(r"\1(\2)", self.explanation))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready data: tuples become lists; clauses and explanation come last."""
