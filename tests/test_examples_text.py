@@ -146,3 +146,28 @@ def test_robbing_a_kong_is_told_as_the_added_tile_not_a_discard():
     ex = next(e for e in MAHJONG if e["title"].startswith("抢杠"))
     said = t.mahjong_situation(ex["hand"])
     assert "抢他人加杠的四索" in said and "打出" not in said, said
+
+
+def test_every_choice_field_offers_exactly_the_codes_its_ruling_takes():
+    """The form's lists and the guide offer each ruling's codes from the site's words
+    (kb/site/bridge_fields.py); the ruling itself names the codes it takes when given another (in a
+    worked example's situation that reaches the field). A code the rules take but the site does not
+    word would be missing from the form unseen."""
+    checked = 0
+    for ruling in RULINGS:
+        inputs = [ex["input"] for ex in BRIDGE if ex["function"] == ruling.name]
+        for key, _ in bridge_fields.fields(ruling.name):
+            if bridge_fields.kind(ruling.name, key) != "choice":
+                continue
+            told = []
+            for given in inputs:
+                try:
+                    ruling.function(**{**given, key: "__none__"})
+                except KbError as exc:
+                    told.append(str(exc))
+            named = [m for m in told if m.startswith(f"{key}: 应为 ")]
+            assert named, (ruling.name, key, told[:2])
+            taken = set(named[0].split("应为 ", 1)[1].split(" 之一")[0].split("、"))
+            assert taken == set(bridge_fields.words_of(ruling.name, key) or {}), (ruling.name, key, taken)
+            checked += 1
+    assert checked >= 10

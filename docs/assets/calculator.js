@@ -330,8 +330,8 @@
     // choices), kept in step with the JSON box, which is what is sent
     var forms = JSON.parse(br.dataset.form), box = br.querySelector(".kb-br-form"), controls = [];
     var LISTS = {cards: 1, suits: 1, ints: 1};
-    function select(options, cls) {
-      var c = el("select", cls || "kb-select");
+    function select(options) {
+      var c = el("select", "kb-select");
       options.forEach(function (o) { var op = el("option", "", o[1]); op.value = o[0]; c.appendChild(op); });
       return c;
     }
@@ -373,11 +373,10 @@
       var c;
       if (f.kind === "events") return eventsControl(f);
       if (f.choices || (f.kind === "bool" && f.default === null)) {
-        c = el("select", "kb-select");
         var opts = f.choices ? f.choices.slice() : [["true", bm.yes], ["false", bm.no]];
         // a field that may be left out, or a required one not yet chosen, starts blank
         if (!opts.some(function (o) { return o[0] === ""; })) opts.unshift(["", f.optional ? bm.unset : bm.choose]);
-        opts.forEach(function (o) { var op = el("option", "", o[1]); op.value = o[0]; c.appendChild(op); });
+        c = select(opts);
       } else if (f.kind === "bool") {
         c = el("input");
         c.type = "checkbox";

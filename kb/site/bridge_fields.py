@@ -152,16 +152,21 @@ def kind(function: str, key: str) -> str:
     raise KbError(f"bridge ruling {function}: input field {key} has no kind in kb/site/bridge_fields.py")
 
 
+def _pairs(names: dict[str, str]) -> list[list[str]]:
+    """[code, words] of each code, in order: what a list to choose from offers."""
+    return [[c, n] for c, n in names.items()]
+
+
 def choices(function: str, key: str) -> list[list[str]] | None:
     """[code, words] for a field asked for by a list to choose from (the JSON null as ""); None otherwise."""
     k = kind(function, key)
     if k == "seat":
-        return [[c, n] for c, n in SEAT_NAMES.items()]
+        return _pairs(SEAT_NAMES)
     if k in ("suit", "trump", "led"):
-        out = [[c, n] for c, n in SUIT_NAMES.items()]
+        out = _pairs(SUIT_NAMES)
         return out + [["NT", "无将"]] if k == "trump" else [["", "无（他引牌）"]] + out if k == "led" else out
     if k == "choice":
-        return [[c, n] for c, n in (words_of(function, key) or {}).items()]
+        return _pairs(words_of(function, key) or {})
     return None
 
 
@@ -220,14 +225,15 @@ def form(function: str, samples: list[dict]) -> list[dict[str, Any]]:
         listed = choices(function, key)
         seen = [s[key] for s in samples if key in s]
         if field["kind"] == "events":     # rows of seat, action and trick
-            field["seats"] = [[c, n] for c, n in SEAT_NAMES.items()]
-            field["actions"] = [[c, n] for c, n in ACTIONS.items()]
+            field["seats"] = _pairs(SEAT_NAMES)
+            field["actions"] = _pairs(ACTIONS)
             field["trick_actions"] = list(TRICK_ACTIONS)
         if listed is not None:
             field["choices"] = listed
         else:
             field["json"] = _what(function, key, seen)
-            if typed(function, key, seen):
-                field["hint"] = typed(function, key, seen)
+            hint = typed(function, key, seen)
+            if hint:
+                field["hint"] = hint
         out.append(field)
     return out
