@@ -187,22 +187,19 @@ def bridge_page(r: Any) -> str:
 
 
 def question_options(r: Any) -> str:
-    """The helper's questions in the order of the Laws, under the book's own section headings
-    (不足叫牌, 越序叫牌 … 声称和承认: the heading in force at each ruling's leading clause)."""
-    work = RULINGS[0].clauses[0].split(":")[0]
-    section: dict[int, str] = {}
-    current = ""
-    for law in r.layout.laws(work):
-        if law.heading:
-            current = re.sub(r"^第[一二三四五六七八九十]+[章节部分]+\s*", "", law.heading[-1])
-        section[law.law] = current
-
-    def first_law(ru: Any) -> int:       # the law of the ruling's leading clause
-        return int(re.match(r"\d+", ru.clauses[0].split(":")[1]).group())   # type: ignore[union-attr]
-
+    """The helper's questions in the book's order of their leading clauses, under the book's own
+    section headings (不足叫牌, 越序叫牌 … 声称和承认: the heading in force at that clause)."""
+    lead = {ru.command: r.layout.by_id[ru.clauses[0]] for ru in RULINGS}
+    section: dict[tuple[str, int], str] = {}
+    for work in {rec.work for rec in lead.values()}:
+        current = ""
+        for law in r.layout.laws(work):
+            if law.heading:
+                current = re.sub(r"^第[一二三四五六七八九十]+[章节部分]+\s*", "", law.heading[-1])
+            section[(work, law.law)] = current
     groups: dict[str, list[str]] = {}
-    for ru in sorted(RULINGS, key=first_law):
-        groups.setdefault(section[first_law(ru)], []).append(
+    for ru in sorted(RULINGS, key=lambda ru: lead[ru.command].order):
+        groups.setdefault(section[(lead[ru.command].work, lead[ru.command].law)], []).append(
             f'<option value="{ru.command}">{html.escape(r.t(ru.summary))}</option>')
     return "".join(f'<optgroup label="{html.escape(r.t(label))}">{"".join(opts)}</optgroup>'
                    for label, opts in groups.items())
