@@ -10,7 +10,7 @@ from kbbrowser import PHONE, new_page
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).absolute()
-SITE = BUILD.parent / "site"
+SITE = BUILD.parent / "site"      # the session build's site: a test reading it asks for session_build
 HAND = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p", "6p", "7p", "8p", "5s", "5s"]
 
 
@@ -226,7 +226,7 @@ def test_static_host_bridge_helper_answers_its_worked_examples(static_site, page
     assert page.locator(".kb-explanation .kb-suit-red").first.evaluate("e => getComputedStyle(e).color") == "rgb(183, 28, 28)"
 
 
-def test_the_helpers_questions_stand_under_the_books_sections():
+def test_the_helpers_questions_stand_under_the_books_sections(session_build):
     """19 questions are a long list on a phone: they come in the order of the Laws, under the
     rule book's own section headings (the heading in force at each ruling's leading clause)."""
     text = (SITE / "hans" / "rules" / "bridge" / "index.html").read_text(encoding="utf-8")
@@ -239,7 +239,7 @@ def test_the_helpers_questions_stand_under_the_books_sections():
     assert sum(len(v) for v in groups.values()) == 19
 
 
-def test_catalogue_page_lists_every_ruling():
+def test_catalogue_page_lists_every_ruling(session_build):
     text = (SITE / "hans" / "rules" / "index.html").read_text(encoding="utf-8")
     for command in ("kb bridge insufficient-bid", "kb bridge defective-trick", "kb mahjong settle"):
         assert command in text
@@ -249,7 +249,7 @@ def test_catalogue_page_lists_every_ruling():
 
 
 @pytest.mark.parametrize("script", ["hans", "hant"])
-def test_bridge_page_worked_answers_are_the_api_answers(script):
+def test_bridge_page_worked_answers_are_the_api_answers(session_build, script):
     """The answers a static host shows are what the API gives for the same input and script."""
     import html as html_lib
     import json
