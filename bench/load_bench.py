@@ -68,7 +68,7 @@ def load_paths() -> list[str]:
 
 def start_server(cache_size: int | None, workers: int = 1) -> tuple[subprocess.Popen[str], str, int]:
     """`kb serve` on 127.0.0.1 and a free port; returns (process, host, port)."""
-    code = "import sys; from kb.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from kb.app.cli import main; sys.exit(main(sys.argv[1:]))"
     cmd = [sys.executable, "-c", code, "serve", "--host", "127.0.0.1", "--port", "0"]
     if cache_size is not None:
         cmd += ["--cache-size", str(cache_size)]

@@ -31,14 +31,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kb.curated import DATA_DIR  # noqa: E402
-from kb.sources import SOURCES_DIR, load_manifest  # noqa: E402
-from kb.works import all_works  # noqa: E402
+from kb.core.curated import DATA_DIR  # noqa: E402
+from kb.core.works import all_works  # noqa: E402
+from kb.ingest.sources import SOURCES_DIR, load_manifest  # noqa: E402
 
 QUERY_PROBE = r"""
 import json, statistics, sys, time
 from pathlib import Path
-from kb.search.query import SearchEngine
+from kb.search.engine import SearchEngine
 build = Path(sys.argv[1])
 queries = [l.split("\t")[0] for l in Path(sys.argv[2]).read_text(encoding="utf-8").splitlines()
            if l.strip() and not l.startswith("#")]
@@ -88,7 +88,7 @@ def run_factor(factor: int, keep: Path | None) -> dict:
     root = Path(tempfile.mkdtemp(prefix=f"kb-scale-{factor}-", dir=keep))
     try:
         env = {**os.environ, **make_corpus(root, factor)}
-        kb = [sys.executable, "-m", "kb.cli"]
+        kb = [sys.executable, "-m", "kb.app.cli"]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         proc = subprocess.run([*kb, "build"], env=env, capture_output=True, text=True)

@@ -42,7 +42,7 @@ DEVICES = {
 @contextlib.contextmanager
 def kb_serve() -> Iterator[str]:
     """`kb serve --port 0` in a subprocess; yields its base URL."""
-    code = "import sys; from kb.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from kb.app.cli import main; sys.exit(main(sys.argv[1:]))"
     proc = subprocess.Popen([sys.executable, "-c", code, "serve", "--host", "127.0.0.1", "--port", "0"], cwd=ROOT,
                             env=dict(os.environ, PYTHONUNBUFFERED="1"), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)

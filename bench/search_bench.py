@@ -87,7 +87,7 @@ UNITS: dict[str, str] = {}   # record id -> its unit, where it has a twin (set_u
 
 
 def set_units(records: list[dict]) -> None:
-    """A clause and its twin (the records' ``twin``, kb/twins.py) are one unit."""
+    """A clause and its twin (the records' ``twin``, kb/ingest/twins.py) are one unit."""
     UNITS.clear()
     for r in records:
         if r.get("twin"):
@@ -204,7 +204,7 @@ def pct(values: list[float], p: float) -> float:
 def cold_start(records: Path, index_dir: Path, runs: int) -> tuple[float, float]:
     """Median wall and CPU seconds of ``kb search`` in a fresh process (index already built)."""
     kb = Path(sys.executable).parent / "kb"
-    cmd = [str(kb)] if kb.exists() else [sys.executable, "-m", "kb.cli"]
+    cmd = [str(kb)] if kb.exists() else [sys.executable, "-m", "kb.app.cli"]
     cmd += ["search", "--records", str(records), "--index", str(index_dir), "明手可以看防家的牌吗"]
     walls, cpus = [], []
     for _ in range(runs):

@@ -57,7 +57,7 @@ def run_static(queries: list[str], edition: Path) -> tuple[list[list[str]], floa
 def run_api(queries: list[str], build: Path) -> tuple[list[list[str]], float]:
     started = time.perf_counter()
     env = dict(os.environ, KB_BUILD_DIR=str(build))
-    proc = subprocess.run([sys.executable, "-m", "kb.cli", "search", "--json", "--limit", str(LIMIT), "-"],
+    proc = subprocess.run([sys.executable, "-m", "kb.app.cli", "search", "--json", "--limit", str(LIMIT), "-"],
                           input="\n".join(queries) + "\n", capture_output=True, text=True, check=True,
                           env=env, cwd=ROOT)
     took = time.perf_counter() - started

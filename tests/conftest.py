@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.sources import SOURCES_DIR
+from kb.ingest.sources import SOURCES_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -43,7 +43,7 @@ def pytest_sessionfinish(session, exitstatus):
 
 @pytest.fixture(scope="session")
 def corpus():
-    from kb.pipeline import ingest
+    from kb.ingest.pipeline import ingest
     return ingest()
 
 
@@ -54,23 +54,18 @@ def records(corpus):
 
 @pytest.fixture(scope="session")
 def linked_records():
-    """The real records, ingested and cross-linked in-process: no index, no site."""
-    from kb.link import link_records
-    from kb.pipeline import ingest
-    from kb.subjects import attach_subjects
-    from kb.twins import attach_twins
-    recs = ingest().records
-    link_records(recs)
-    attach_twins(recs)
-    attach_subjects(recs)
-    return recs
+    """The real records, through every ingest stage in-process: no index, no site."""
+    from kb.ingest.pipeline import run
+    return run().records
 
 
 @pytest.fixture(scope="session")
 def session_build() -> Path:
-    """The session's full build (records, index, both editions of the site)."""
-    from kb import build as b
-    return b.ensure_built(Path(os.environ["KB_BUILD_DIR"]), need_site=True)
+    """The session's full build (records, index, both editions of the site, the PDF editions)."""
+    from kb.app import build as b
+    out = Path(os.environ["KB_BUILD_DIR"])
+    b.build(out, with_pdf=True, force=False)      # the PDFs too: the tests read them
+    return b.ensure_built(out, need_site=True)
 
 
 @pytest.fixture

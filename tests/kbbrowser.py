@@ -52,7 +52,7 @@ def chromium() -> Iterator:
 @contextlib.contextmanager
 def kb_serve(build: Path, *args: str) -> Iterator[str]:
     """`kb serve --port 0 ARGS` over ``build`` in a subprocess; yields its base URL (http://127.0.0.1:PORT)."""
-    code = "import sys; from kb.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from kb.app.cli import main; sys.exit(main(sys.argv[1:]))"
     env = dict(os.environ, PYTHONUNBUFFERED="1", KB_BUILD_DIR=str(build))
     proc = subprocess.Popen([sys.executable, "-c", code, "serve", "--host", "127.0.0.1", "--port", "0", *args],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.curated import DATA_DIR
-from kb.sources import SOURCES_DIR
+from kb.core.curated import DATA_DIR
+from kb.ingest.sources import SOURCES_DIR
 
 DEMO_TEXT = """l 基本名称:
 对局双方轮流行棋, 每人走一步称为一着; 双方各走一着称为一个回合.
@@ -60,13 +60,13 @@ def demo(tmp_path_factory) -> dict[str, Path]:
                      + DEMO_WORK.format(sections=root / "sections.tsv"), encoding="utf-8")
     env = {**os.environ, "KB_WORKS": str(works), "KB_SOURCES_DIR": str(sources),
            "KB_BUILD_DIR": str(root / "build")}
-    proc = subprocess.run([sys.executable, "-m", "kb.cli", "build"], env=env, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "kb.app.cli", "build"], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return {"root": root, "build": root / "build", "site": root / "site", "env": env}  # type: ignore[dict-item]
 
 
 def kb(demo, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "kb.cli", *args], env=demo["env"], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "kb.app.cli", *args], env=demo["env"], capture_output=True, text=True)
 
 
 def test_records_with_provenance(demo):
@@ -133,7 +133,7 @@ def test_a_work_without_a_source_is_an_error(tmp_path):
     works.write_text((DATA_DIR / "works.toml").read_text(encoding="utf-8")
                      + DEMO_WORK.format(sections=tmp_path / "sections.tsv"), encoding="utf-8")
     env = {**os.environ, "KB_WORKS": str(works), "KB_BUILD_DIR": str(tmp_path / "build")}
-    proc = subprocess.run([sys.executable, "-m", "kb.cli", "build"], env=env, capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-m", "kb.app.cli", "build"], env=env, capture_output=True, text=True)
     assert proc.returncode != 0
     assert proc.stderr.count("\n") == 1 and "'demo' has no source" in proc.stderr
 
@@ -155,8 +155,8 @@ BOOKS = 'query_names = ["twmj16", "台湾十六张麻将竞赛规则"]'
 ])
 def test_a_bad_name_in_the_registry_is_an_error(tmp_path, monkeypatch, was, line, message):
     """works.toml's names a question or a page gives a book or its game: each checked as read."""
-    from kb import works
-    from kb.errors import KbError
+    from kb.core import works
+    from kb.core.errors import KbError
 
     text = (DATA_DIR / "works.toml").read_text(encoding="utf-8")
     assert was in text

@@ -9,20 +9,25 @@ from pathlib import Path
 
 KB = Path(__file__).resolve().parent.parent / "kb"
 
-# Layers, earliest first. A module may import modules of its own layer or an earlier one.
-LAYERS: list[tuple[str, ...]] = [
-    ("kb.errors", "kb.curated", "kb.works", "kb.records"),
-    ("kb.sources", "kb.normalise", "kb.inputs"),
-    ("kb.adapters",),
-    ("kb.segment",),
-    ("kb.collate",),
-    ("kb.xref", "kb.xref_mahjong", "kb.link", "kb.lint", "kb.subjects", "kb.twins"),
-    ("kb.pipeline", "kb.stats", "kb.present"),
-    ("kb.search", "kb.rules"),
-    ("kb.site",),
-    ("kb.integrity", "kb.invariants", "kb.build"),
-    ("kb.check", "kb.serve", "kb.cli"),
+# The floors, lowest first: a module may import modules of its own floor or a lower one.
+# kb/'s top level is exactly these packages (test_the_top_level_is_the_floors).
+FLOORS: list[tuple[str, ...]] = [
+    ("kb.core",),                 # records, errors, works, curated data, integrity, inputs, present, stats
+    ("kb.ingest",),               # sources -> adapters -> normalise -> segment -> collate -> link -> twins -> subjects
+    ("kb.search", "kb.rules"),    # the outputs that read the records file
+    ("kb.site",),                 # the site, built from the records file, the index and the rules
+    ("kb.app",),                  # build, check, serve, the kb command
 ]
+LAYERS = FLOORS
+
+# Within a floor, the order the ingest stages run in (kb.ingest.pipeline.STAGES names it; the
+# graph must agree): a stage imports only those before it.
+INGEST_ORDER = ("kb.ingest.sources", "kb.ingest.normalise", "kb.ingest.adapters", "kb.ingest.segment",
+                "kb.ingest.collate", "kb.ingest.invariants", "kb.ingest.xref", "kb.ingest.link",
+                "kb.ingest.twins", "kb.ingest.subjects", "kb.ingest.lint", "kb.ingest.pipeline")
+
+# The CLI modules: entry points that nothing but the kb command (kb.app.cli) imports.
+CLI_MODULES = ("kb.search.cli", "kb.rules.cli", "kb.rules.bridge.cli", "kb.rules.mahjong.cli")
 
 
 def module_name(path: Path) -> str:
@@ -69,7 +74,7 @@ def layer_of(module: str) -> int:
         for prefix in layer:
             if module == prefix or module.startswith(prefix + "."):
                 best = max(best, (len(prefix), i))
-    assert best[1] >= 0, f"{module} belongs to no layer: add it to LAYERS in tests/test_architecture.py"
+    assert best[1] >= 0, f"{module} belongs to no floor: add it to FLOORS in tests/test_architecture.py"
     return best[1]
 
 
@@ -112,22 +117,16 @@ def cycles(g: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_graph_is_read():
     g = graph()
-    assert "kb.pipeline" in g and "kb.works" in g["kb.pipeline"]
-    assert "kb.records" in g["kb.link"]
+    assert "kb.ingest.pipeline" in g and "kb.core.works" in g["kb.ingest.pipeline"]
+    assert "kb.core.records" in g["kb.ingest.link"]
 
 
 def test_no_import_cycles():
     assert cycles(graph()) == []
 
 
-def test_no_stage_imports_a_later_stage():
-    wrong = []
-    g = graph()
-    for module, deps in g.items():
-        for dep in deps:
-            if dep in g and layer_of(dep) > layer_of(module):
-                wrong.append(f"{module} -> {dep}")
-    assert wrong == []
+def test_no_floor_imports_a_higher_floor():
+    assert floor_violations(graph()) == []
 
 
 def test_the_checker_finds_a_planted_cycle():
@@ -146,3 +145,53 @@ def test_no_test_turns_a_broken_install_into_a_skip():
             if any(word in line for word in ("importorskip", "pytest.skip", "mark.skipif", "mark.skip(")):
                 offenders.append(f"{path.name}:{n}")
     assert offenders == []
+
+
+def floor_violations(g: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{m} -> {d}" for m, deps in g.items() for d in deps if d in g and layer_of(d) > layer_of(m))
+
+
+def ingest_violations(g: dict[str, set[str]]) -> list[str]:
+    def stage(m: str) -> int:
+        for i, s in enumerate(INGEST_ORDER):
+            if m == s or m.startswith(s + "."):
+                return i
+        raise AssertionError(f"{m}: not an ingest stage of INGEST_ORDER")
+    return sorted(f"{m} -> {d}" for m, deps in g.items() if m.startswith("kb.ingest.")
+                  for d in deps if d.startswith("kb.ingest.") and stage(d) > stage(m))
+
+
+def cli_violations(g: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{m} -> {d}" for m, deps in g.items() for d in deps
+                  if any(d == c for c in CLI_MODULES) and not (m == "kb.app.cli" or m.startswith(d.rpartition(".")[0] + ".cli")))
+
+
+def test_the_top_level_is_the_floors():
+    """kb/ holds the floor packages, the sources and the curated data; no loose module."""
+    names = {p.name for p in KB.iterdir() if not p.name.startswith((".", "__"))}
+    assert names == {"core", "ingest", "search", "rules", "site", "app", "sources", "data"}
+
+
+def test_every_module_named_here_exists():
+    g = graph()
+    named = [m for floor in FLOORS for m in floor] + list(INGEST_ORDER) + list(CLI_MODULES)
+    assert [m for m in named if not any(x == m or x.startswith(m + ".") for x in g)] == []
+
+
+def test_ingest_stages_import_only_earlier_stages():
+    assert ingest_violations(graph()) == []
+
+
+def test_no_module_imports_a_cli_module():
+    """A CLI module is an entry point: the server and the engine take nothing from it."""
+    assert cli_violations(graph()) == []
+
+
+def test_the_checks_catch_planted_violations():
+    """Each rule above fails on a graph that breaks it (so none of them passes vacuously)."""
+    planted = {"kb.ingest.invariants": {"kb.rules.mahjong.hand"}, "kb.rules.mahjong.hand": set(),
+               "kb.app.serve": {"kb.search.cli"}, "kb.search.cli": set(),
+               "kb.ingest.collate": {"kb.ingest.subjects"}, "kb.ingest.subjects": set()}
+    assert floor_violations(planted) == ["kb.ingest.invariants -> kb.rules.mahjong.hand"]
+    assert cli_violations(planted) == ["kb.app.serve -> kb.search.cli"]
+    assert ingest_violations(planted) == ["kb.ingest.collate -> kb.ingest.subjects"]

@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-from kb.errors import KbError
-from kb.pipeline import ingest
+from kb.core.errors import KbError
+from kb.ingest.pipeline import ingest
 
 
 def run_kb(*args, env_extra=None, cwd=None):
     env = {**os.environ, **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "kb.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "kb.app.cli", *args], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=300)
 
 
@@ -43,7 +43,7 @@ def test_truncated_json_envelope(source_copy):
 def test_legacy_encoding(source_copy, encoding):
     text = source_copy.path("003").read_text(encoding="utf-8")
     if encoding == "big5":
-        from kb.normalise import to_hant
+        from kb.ingest.normalise import to_hant
         text = to_hant(text)
     source_copy.write("003", text.encode(encoding, errors="replace"))
     with pytest.raises(KbError, match=r"003_\w+\.txt:\d+: not UTF-8"):

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from kb.errors import KbError
-from kb.normalise import to_hant
+from kb.core.errors import KbError
+from kb.ingest.normalise import to_hant
 from kb.rules.bridge.examples import check_examples as bridge_examples
 from kb.rules.bridge.registry import RULINGS
 from kb.rules.mahjong import check_examples as mahjong_examples

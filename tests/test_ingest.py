@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from kb.adapters import adapt
-from kb.segment.outline import load_outline
-from kb.sources import load_manifest
+from kb.ingest.adapters import adapt
+from kb.ingest.segment.outline import load_outline
+from kb.ingest.sources import load_manifest
 
 SOURCES = {s.sigil: s for s in load_manifest()}
 
@@ -177,8 +177,8 @@ def test_clause_numbers_from_the_repeated_copy_are_not_inferred(records):
 
 @pytest.mark.parametrize("damaged", ["第４４条", "第４６条"])
 def test_law_heading_digit_breaking_the_sequence_is_an_error(source_copy, damaged):
-    from kb.errors import KbError
-    from kb.pipeline import ingest
+    from kb.core.errors import KbError
+    from kb.ingest.pipeline import ingest
     path = source_copy.path("004")
     data = path.read_bytes().decode("utf-8")
     assert "第４５条" in data
@@ -190,9 +190,9 @@ def test_law_heading_digit_breaking_the_sequence_is_an_error(source_copy, damage
 def test_outline_title_no_witness_matches_is_an_error(tmp_path):
     import shutil
 
-    from kb.curated import DATA_DIR
-    from kb.errors import KbError
-    from kb.pipeline import ingest
+    from kb.core.curated import DATA_DIR
+    from kb.core.errors import KbError
+    from kb.ingest.pipeline import ingest
     shutil.copytree(DATA_DIR / "outline", tmp_path / "outline")
     path = tmp_path / "outline" / "cbr1999.tsv"
     path.write_text(path.read_text(encoding="utf-8").replace("55C\t庄家可能获得信息", "55C\t庄家可能获得资讯"),
@@ -240,8 +240,8 @@ def test_restorations_are_marked_and_keep_the_witness_reading(records):
 
 
 def test_restoration_that_matches_nothing_is_an_error(tmp_path, monkeypatch):
-    from kb import collate
-    from kb.curated import Row
+    from kb.core.curated import Row
+    from kb.ingest import collate
     row = Row({"work": "cbr1999", "citation": "27C", "where": "text", "lost": "第□条", "occurrence": "2",
                "restored": "31", "confidence": "sure", "authority": "x"}, "restorations.tsv:9")
     with pytest.raises(Exception, match="restorations.tsv:9"):
@@ -251,7 +251,7 @@ def test_restoration_that_matches_nothing_is_an_error(tmp_path, monkeypatch):
 
 
 def test_export_jsonl_fields():
-    out = subprocess.run([sys.executable, "-m", "kb.cli", "export", "--jsonl"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "kb.app.cli", "export", "--jsonl"], capture_output=True,
                          text=True, check=True, timeout=300).stdout
     rows = [json.loads(line) for line in out.splitlines()]
     required = {"id", "work", "citation", "parent", "law", "title_hans", "title_hant", "text_hans",
@@ -264,6 +264,6 @@ def test_export_jsonl_fields():
 
 @pytest.mark.parametrize("args", [["show", "45C4(b)"], ["show", "twmj16:patterns.13", "--json"], ["stats"]])
 def test_cli_reads(args):
-    proc = subprocess.run([sys.executable, "-m", "kb.cli", *args], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "kb.app.cli", *args], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip()

@@ -1,4 +1,4 @@
-"""The corpus lint (kb/lint.py): zero unexplained findings on the real records, every rule able to
+"""The corpus lint (kb/ingest/lint.py): zero unexplained findings on the real records, every rule able to
 fire, and the usage rules' outcome on the real records of both editions."""
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from kb.curated import DATA_DIR
-from kb.lint import findings, run_lint
-from kb.normalise import to_hant
+from kb.core.curated import DATA_DIR
+from kb.ingest.lint import findings, run_lint
+from kb.ingest.normalise import to_hant
 
 
 def test_real_records_have_no_unexplained_findings(corpus):
@@ -113,7 +113,7 @@ def test_a_text_that_breaks_off_says_so(records):
 
 def test_kb_check_lint_cli(tmp_path):
     env = {"KB_BUILD_DIR": str(tmp_path / "build"), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-m", "kb.cli", "check", "--lint"], capture_output=True, text=True,
+    done = subprocess.run([sys.executable, "-m", "kb.app.cli", "check", "--lint"], capture_output=True, text=True,
                           timeout=600, env=env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "lint: 0 unexplained findings" in done.stderr

@@ -4,11 +4,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.adapters import adapt
-from kb.errors import KbError
-from kb.segment import bridge, mahjong
-from kb.segment.outline import load_outline
-from kb.sources import load_manifest
+from kb.core.errors import KbError
+from kb.ingest.adapters import adapt
+from kb.ingest.segment import bridge, mahjong
+from kb.ingest.segment.outline import load_outline
+from kb.ingest.sources import load_manifest
 
 SOURCES = {s.sigil: s for s in load_manifest()}
 TEXTS = {sigil: s.read() for sigil, s in SOURCES.items()}

@@ -8,17 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from kb import build as b
-from kb import works
-from kb.errors import KbError
+from kb.app import build as b
+from kb.core import works
+from kb.core.errors import KbError
 from kb.site import bridge_fields, examples_text
 from kb.site.pdf import pdf_name
 
 
 @pytest.fixture(scope="session")
-def built():
-    out = b.ensure_built(None, need_site=True)
-    return out, b.site_dir(out)
+def built(session_build):
+    return session_build, b.site_dir(session_build)
 
 
 def page(site: Path, edition: str, url: str) -> str:
@@ -187,9 +186,35 @@ def test_pdf_fonts_are_embedded(built):
             assert any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")), (number, font["/BaseFont"])
 
 
+def test_kb_build_needs_no_browser_and_kb_build_pdf_says_so_in_one_line(tmp_path):
+    """Without Chromium (KB_CHROMIUM pointing nowhere, none on PATH) `kb build` makes the records,
+    the index and both editions, with no PDF and no link to one; `kb build --pdf` is one line, exit 2,
+    and leaves that build as it was."""
+    import os
+    import subprocess
+    import sys
+    path = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep)
+                           if not any((Path(d) / name).exists() for name in ("chromium", "chromium-browser", "chrome")))
+    env = {**os.environ, "KB_BUILD_DIR": str(tmp_path / "build"), "KB_CHROMIUM": str(tmp_path / "nowhere"), "PATH": path}
+    done = subprocess.run([sys.executable, "-m", "kb.app.cli", "build"], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "without the PDF editions" in done.stdout
+    site = tmp_path / "site"
+    for edition in ("hans", "hant"):
+        assert not (site / edition / "pdf").exists()
+        for work in works.all_works():
+            index = page(site, edition, work.id)
+            assert "application/pdf" not in index and "打印版（PDF）" not in index and "打印版（PDF）" not in index
+    before = (tmp_path / "build" / "meta.json").read_bytes()
+    asked = subprocess.run([sys.executable, "-m", "kb.app.cli", "build", "--pdf"], env=env, capture_output=True, text=True)
+    assert asked.returncode == 2 and asked.stderr.count("\n") == 1 and "Traceback" not in asked.stderr
+    assert "Chromium" in asked.stderr and str(tmp_path / "nowhere") in asked.stderr
+    assert (tmp_path / "build" / "meta.json").read_bytes() == before
+
+
 def test_text_map_fix_refuses_a_pdf_it_cannot_read(tmp_path):
     """The ToUnicode fix appends an incremental update; a PDF without a classic xref table is one line."""
-    from kb.errors import KbError
+    from kb.core.errors import KbError
     from kb.site.pdf import fix_text_map
     bad = tmp_path / "x.pdf"
     bad.write_bytes(b"%PDF-1.7\n1 0 obj\n<</Type /Catalog>>\nendobj\nstartxref\n9\n%%EOF\n")
@@ -204,7 +229,7 @@ def test_pdf_cache_reuses_a_print_only_for_the_same_inputs(full_build_copy, monk
 
     import playwright.sync_api
 
-    from kb.build import cache_dir
+    from kb.app.build import cache_dir
     from kb.site import pdf
 
     def no_printing():

@@ -12,16 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from kb import build as b
-from kb.errors import KbError
-from kb.pipeline import ingest
+from kb.app import build as b
+from kb.core.errors import KbError
+from kb.ingest.pipeline import ingest
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def run_kb(*args, env_extra=None, stdin=None, timeout=300):
     env = {**os.environ, **(env_extra or {})}
-    return subprocess.run([sys.executable, "-m", "kb.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "kb.app.cli", *args], capture_output=True, text=True,
                           env=env, input=stdin, timeout=timeout, cwd=ROOT)
 
 
@@ -106,8 +106,12 @@ def test_half_the_mahjong_text_cut(source_copy):
 
 
 def _ingest_and_check(folder):
-    from kb.invariants import check_corpus
-    check_corpus(ingest(folder))
+    """What the build checks after ingest: the witnesses' expectations, then the rules' 台 (kb.rules.check)."""
+    from kb.ingest.invariants import check_corpus
+    from kb.rules.check import check_records
+    corpus = ingest(folder)
+    check_corpus(corpus)
+    check_records(corpus.records)
 
 
 def test_a_changed_tai_digit(source_copy):
@@ -125,7 +129,7 @@ def test_a_bridge_witness_against_its_law_count(source_copy):
 
 
 def test_the_real_corpus_meets_its_expectations(corpus):
-    from kb.invariants import check_corpus
+    from kb.ingest.invariants import check_corpus
     check_corpus(corpus)
 
 
@@ -160,8 +164,8 @@ def test_manifest_symlink_out_of_the_folder(source_copy, tmp_path):
 
 
 def test_oversized_source(source_copy, monkeypatch):
-    import kb.sources
-    monkeypatch.setattr(kb.sources, "MAX_SOURCE_BYTES", 1000)
+    import kb.ingest.sources
+    monkeypatch.setattr(kb.ingest.sources, "MAX_SOURCE_BYTES", 1000)
     with pytest.raises(KbError, match=r"\d+ bytes, more than the 1000 a source may have"):
         ingest(source_copy.folder)
 
@@ -238,7 +242,7 @@ def test_full_disk_during_indexing(data_build, tmp_path, monkeypatch):
 def test_a_second_build_waits_for_the_first(full_build_copy):
     out = full_build_copy
     with b.build_lock(out):
-        proc = subprocess.Popen([sys.executable, "-m", "kb.cli", "--build-dir", str(out), "build"],
+        proc = subprocess.Popen([sys.executable, "-m", "kb.app.cli", "--build-dir", str(out), "build"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
         time.sleep(3)
         assert proc.poll() is None  # still waiting for the lock

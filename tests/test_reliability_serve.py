@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-from kb.build import ensure_built, site_dir
-from kb.serve import Limits, Service, cache_control, create_app
+from kb.app.build import ensure_built, site_dir
+from kb.app.serve import Limits, Service, cache_control, create_app
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).absolute()
@@ -128,7 +128,7 @@ def test_answer_cache_is_bounded_in_bytes():
 def test_searches_are_refused_while_the_event_loop_lags():
     import asyncio
 
-    from kb.serve import Busy
+    from kb.app.serve import Busy
 
     service = Service(ensure_built(BUILD, need_site=True), cache_size=0)
     try:
@@ -151,7 +151,7 @@ def test_searches_are_refused_while_the_event_loop_lags():
 @pytest.fixture(scope="module")
 def server():
     ensure_built(BUILD, need_site=True)
-    code = "import sys; from kb.cli import main; sys.exit(main(sys.argv[1:]))"
+    code = "import sys; from kb.app.cli import main; sys.exit(main(sys.argv[1:]))"
     proc = subprocess.Popen([sys.executable, "-c", code, "--build-dir", str(BUILD), "serve", "--port", "0",
                              "--request-timeout", "1", "--max-searches", "2", "--cache-size", "0"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.bridge.cards import RANKS, SEATS, SUITS
 from kb.rules.bridge.cli import main
 from kb.rules.bridge.dummy import designate

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from kb.errors import KbError
-from kb.normalise import to_hant
+from kb.core.errors import KbError
+from kb.ingest.normalise import to_hant
 from kb.rules.api import _hant, _settle
 from kb.rules.mahjong.browser import SCRIPT, engine_data, wordings
 from kb.rules.mahjong.scoring import score

@@ -27,7 +27,7 @@ def test_no_cycles_and_no_upward_imports():
     modules = set(graph)
     edges = {m: {d for d in deps if d in modules and d != m} for m, deps in graph.items()}
     for m, deps in graph.items():
-        assert not any(d.startswith(("kb.site", "kb.serve", "kb.cli", "kb.build")) for d in deps), m
+        assert not any(d.startswith(("kb.site", "kb.app.serve", "kb.app.cli", "kb.app.build")) for d in deps), m
     state: dict[str, int] = {}
 
     def visit(m: str, path: list[str]) -> None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.mahjong import hand as mahjong
 from kb.rules.mahjong.cli import main
 from kb.rules.mahjong.examples import check_examples, known_clauses, load_examples

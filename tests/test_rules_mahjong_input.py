@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.mahjong.cli import main
 from kb.rules.mahjong.examples import check_settlements
 from kb.rules.mahjong.notation import parse_line, tiles
@@ -139,7 +139,7 @@ def test_cli_bad_one_line(monkeypatch, capsys, argv, stdin):
 
 
 def test_help_documents_the_notation():
-    out = subprocess.run([sys.executable, "-m", "kb.cli", "mahjong", "score", "--help"], capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "kb.app.cli", "mahjong", "score", "--help"], capture_output=True,
                          text=True).stdout
     assert "123m456p789s11z" in out and "一万" in out and "东 南 西 北" in out
     from kb.rules.mahjong.notation import SITUATIONS
@@ -147,7 +147,7 @@ def test_help_documents_the_notation():
 
 
 def test_kb_rules_list_json():
-    out = subprocess.run([sys.executable, "-m", "kb.cli", "rules", "list", "--json"], capture_output=True, text=True)
+    out = subprocess.run([sys.executable, "-m", "kb.app.cli", "rules", "list", "--json"], capture_output=True, text=True)
     data = json.loads(out.stdout)
     assert out.returncode == 0 and any(e["command"] == "kb bridge insufficient-bid" and "cbr1999:27B1a" in e["clauses"]
                                        for e in data)

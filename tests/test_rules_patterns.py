@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from kb.curated import read_table
-from kb.errors import KbError
+from kb.core.curated import read_table
+from kb.core.errors import KbError
 from kb.rules.mahjong.patterns import PATTERN_TABLE, PATTERNS, ROWS, _load, pattern_rows, tai
 from kb.rules.mahjong.scoring import score
 
@@ -44,7 +44,7 @@ def test_a_damaged_data_file_is_one_line(tmp_path, monkeypatch):
     bad = tmp_path / "mahjong"
     bad.mkdir()
     (bad / "patterns.tsv").write_text(text.replace("\n36\t", "\n35\t"), encoding="utf-8")
-    monkeypatch.setattr("kb.curated.DATA_DIR", tmp_path)
+    monkeypatch.setattr("kb.core.curated.DATA_DIR", tmp_path)
     with pytest.raises(KbError, match=r"patterns.tsv:\d+: number '35' repeats"):
         read_table(PATTERN_TABLE, tmp_path)
     (bad / "patterns.tsv").write_text("\n".join(ln for ln in text.splitlines() if not ln.startswith("36\t")),
@@ -56,7 +56,7 @@ def test_a_damaged_data_file_is_one_line(tmp_path, monkeypatch):
 def test_names_and_readings_are_written_in_simplified():
     # the hans edition shows them as written (the hant one converts them): a Traditional 後 or
     # 於 in the data would show in the Simplified edition
-    from kb.normalise import to_hans
+    from kb.ingest.normalise import to_hans
     for row in read_table(PATTERN_TABLE):
         for column in ("name", "reading"):
             assert to_hans(row.get(column)) == row.get(column), (row.where, column)
@@ -68,7 +68,7 @@ def test_the_worked_examples_are_written_in_simplified():
     import re
     from pathlib import Path
 
-    from kb.normalise import to_hans
+    from kb.ingest.normalise import to_hans
     found = []
 
     def walk(value, where):

@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.bridge.auction import call_out_of_rotation, insufficient_bid
 from kb.rules.bridge.defective import defective_trick
 from kb.rules.bridge.dummy import designate

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.search import cli
 from kb.search.analysis import analyze, fold, is_traditional, normalize, read_userdict, stem, tokenize
 from kb.search.citations import chinese_number, parse_citation, split_citations
@@ -450,7 +450,7 @@ def test_a_question_naming_a_book_searches_that_book(engine: SearchEngine):
     """laws1997 47E2, 1997版47条: the book a question names (works.toml's query_names, in either
     script and case, a space allowed before its number) is the one searched; a law it does not
     hold finds nothing rather than another book's clauses."""
-    from kb import works
+    from kb.core import works
     from kb.search.citations import split_work, work_names_pattern
 
     names = works.query_names()
@@ -589,7 +589,7 @@ def test_a_word_naming_the_game_chooses_the_rule_book(engine: SearchEngine):
 
 def test_every_game_name_is_one_word_of_the_lexicon(engine: SearchEngine):
     """A game name the analysis cuts in two would never be recognised: the registry says so."""
-    from kb import works
+    from kb.core import works
     from kb.search.analysis import analyze
     from kb.search.parse import game_words
 
@@ -935,8 +935,8 @@ def test_laws_said_to_be_outside_are_not_held_and_not_mahjong_words(records, tmp
     fails the build, naming the file and line), and no word of it is the mahjong rules' own."""
     import shutil
 
-    from kb.curated import DATA_DIR
-    from kb.errors import KbError
+    from kb.core.curated import DATA_DIR
+    from kb.core.errors import KbError
     from kb.search.outside import TABLE, check_outside, outside_laws
     check_outside(records.values())
     mahjong = " ".join(" ".join([r.text_hans, r.title_hans, *r.subjects, *r.questions]).lower()
@@ -957,8 +957,8 @@ def test_laws_said_to_be_outside_are_not_held_and_not_mahjong_words(records, tmp
 
 
 def test_holdings_runs_of_laws_in_registry_order():
-    from kb.records import Record
-    from kb.works import holdings
+    from kb.core.records import Record
+    from kb.core.works import holdings
 
     def rec(work: str, law: int | None, level: str = "clause", notes: list | None = None) -> Record:
         return Record(id=f"{work}:{law}", work=work, citation=str(law), level=level, parent=None, order=0, law=law,

@@ -8,7 +8,7 @@ import pytest
 import whoosh.index
 from whoosh import query
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.search import rank
 from kb.search.analysis import analyze, searchable
 from kb.search.index import build_index, open_index, read_records

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import starlette.testclient as starlette_testclient  # noqa: E402
 
-from kb.build import load_records  # noqa: E402
-from kb.serve import create_app, record_url  # noqa: E402
+from kb.app.build import load_records  # noqa: E402
+from kb.app.serve import create_app, record_url  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = Path(os.environ.get("KB_BUILD_DIR", ROOT / "build")).absolute()
@@ -259,8 +259,8 @@ def test_unknown_pages_are_a_404_page(client, path):
 
 
 def test_a_busy_port_is_one_clear_error():
-    from kb.errors import KbError
-    from kb.serve import listen
+    from kb.app.serve import listen
+    from kb.core.errors import KbError
 
     busy = listen("127.0.0.1", 0)
     try:

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from kb import build as b
-from kb.errors import KbError
+from kb.app import build as b
+from kb.core.errors import KbError
 from kb.site.linkcheck import check_site
 
 
@@ -27,7 +27,7 @@ def page(site: Path, edition: str, url: str) -> str:
 
 def test_every_record_has_one_anchor_in_each_edition(built):
     out, site = built
-    from kb.records import read_jsonl
+    from kb.core.records import read_jsonl
     from kb.site.layout import Layout
     records = list(read_jsonl(out / "records.jsonl"))
     layout = Layout(records)
@@ -429,7 +429,7 @@ def test_wrong_worked_example_fails_the_build(tmp_path, monkeypatch):
     path = tmp_path / "bridge_examples.json"
     path.write_text(json.dumps(wrong, ensure_ascii=False), encoding="utf-8")
     monkeypatch.setattr(bridge_examples, "EXAMPLES_PATH", path)
-    from kb.pipeline import ingest
+    from kb.ingest.pipeline import ingest
     with pytest.raises(KbError, match=re.escape(first["title"][:10])):
         site_examples(ingest().records)
 
@@ -441,7 +441,7 @@ def test_kb_check_fails_on_a_planted_broken_reference(source_copy, tmp_path):
     source_copy.write("004", planted.encode())
     env = {"KB_SOURCES_DIR": str(source_copy.folder), "KB_BUILD_DIR": str(tmp_path / "build")}
     import os
-    proc = subprocess.run([sys.executable, "-m", "kb.cli", "check"], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "kb.app.cli", "check"], capture_output=True, text=True,
                           env={**os.environ, **env}, timeout=600)
     assert proc.returncode != 0
     lines = proc.stderr.strip().splitlines()
@@ -451,7 +451,7 @@ def test_kb_check_fails_on_a_planted_broken_reference(source_copy, tmp_path):
 
 def test_a_mkdocs_warning_fails_the_build_with_mkdocs_own_line(built, tmp_path, monkeypatch):
     out, _ = built
-    from kb.records import read_jsonl
+    from kb.core.records import read_jsonl
     from kb.site import build as site_build
     root = tmp_path / "root"
     shutil.copytree(site_build.ROOT / "docs", root / "docs")
@@ -507,7 +507,7 @@ def test_record_bodies_written_as_html_are_what_markdown_makes(built):
     import markdown
     import yaml
 
-    from kb.records import read_jsonl
+    from kb.core.records import read_jsonl
     from kb.site.examples_text import site_examples
     from kb.site.layout import Layout
     from kb.site.mkdocs_hooks import fill_slots
@@ -579,8 +579,8 @@ def test_pages_with_restored_numbers_explain_the_brackets(built):
 def test_the_traditional_edition_uses_taiwan_interface_wording(built):
     """Each row of kb/data/hant-ui-usage.tsv is used: its Taiwan form is on the hant site's pages
     and its s2tw form is not left in the site's own wording; the rules' text is not touched."""
-    from kb.curated import read_table
-    from kb.normalise import UI_USAGE
+    from kb.core.curated import read_table
+    from kb.ingest.normalise import UI_USAGE
     _, site = built
     pages = [page(site, "hant", p) for p in ("", "cbr1999/law-45", "rules", "rules/bridge", "search")]
     text = "\n".join(pages)
@@ -647,8 +647,8 @@ def test_the_search_page_says_what_the_library_holds(built):
     """A question on a law the library lacks (Law 16) still finds loosely related clauses; the search
     page says, under its results, which laws each book holds and that the others are not searched."""
     out, site = built
-    from kb import works
-    from kb.records import read_jsonl
+    from kb.core import works
+    from kb.core.records import read_jsonl
     held = works.holdings(list(read_jsonl(out / "records.jsonl")))
     assert "第27–71条" in held
     assert f'<p class="kb-search-coverage">{held}未收的条款检索不到。</p>' in page(site, "hans", "search")

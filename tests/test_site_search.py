@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kb import build as b
+from kb.app import build as b
 from kb.search import analyze, search
 from kb.search.citations import split_citations
 from kb.search.lexicon import Lexicon
@@ -109,7 +109,7 @@ def test_citations_are_read_as_the_server_reads_them(site):
 
 def test_text_is_cut_as_the_server_cuts_it(built, site):
     """Words (jieba's maximum-probability route over the lexicon, negators joined) and grams."""
-    from kb.records import read_jsonl
+    from kb.core.records import read_jsonl
 
     lex = Lexicon.load(built / "index" / "lexicon.json")
     texts = QUERIES + [r.text_hans for r in read_jsonl(built / "records.jsonl")][::7]

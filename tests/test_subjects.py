@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from kb import works
-from kb.curated import DATA_DIR
-from kb.errors import KbError
-from kb.normalise import to_hant
-from kb.pipeline import ingest
+from kb.core import works
+from kb.core.curated import DATA_DIR
+from kb.core.errors import KbError
+from kb.ingest.normalise import to_hant
+from kb.ingest.pipeline import ingest
+from kb.ingest.subjects import attach_subjects, english_table, question_table, table
 from kb.search.engine import SearchEngine
 from kb.site.subjects_page import OTHER, sort_key
-from kb.subjects import attach_subjects, english_table, question_table, table
 
 
 def test_every_clause_of_the_two_main_books_has_index_terms(linked_records):
@@ -94,14 +94,14 @@ def test_a_bad_term_or_question_names_file_and_line(tmp_path, records, folder, r
 
 
 def test_a_work_without_a_table_has_no_terms(tmp_path, records):
-    attach_subjects(records, tmp_path)      # no subjects/, questions/ or english/ folder at all
+    records = attach_subjects(records, tmp_path)      # no subjects/, questions/ or english/ folder at all
     assert not any(r.subjects or r.questions or r.english for r in records)
 
 
 def test_every_clause_has_questions_people_ask(linked_records):
     """Every record with a title or text: five to eight questions (a few words to a sentence), in
     Simplified characters (those typed in Taiwan converted, their words kept)."""
-    from kb.normalise import to_hans
+    from kb.ingest.normalise import to_hans
     with_words = [r for r in linked_records if r.title_hans or r.text_hans]
     assert with_words and all(5 <= len(r.questions) <= 8 for r in with_words), \
         [r.id for r in with_words if not 5 <= len(r.questions) <= 8][:5]
@@ -236,7 +236,7 @@ def test_a_bad_english_phrase_names_file_and_line(tmp_path, records, cell, messa
 
 
 def test_kb_show_lists_the_english_phrases(linked_records):
-    from kb.present import format_record
+    from kb.core.present import format_record
     rec = next(r for r in linked_records if r.id == "cbr1999:43A2b")
     shown = format_record(rec)
     assert "英文检索词: " + "; ".join(rec.english) in shown and rec.english

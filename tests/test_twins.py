@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from kb.curated import DATA_DIR
-from kb.errors import KbError
-from kb.pipeline import ingest
+from kb.core.curated import DATA_DIR
+from kb.core.errors import KbError
+from kb.ingest.pipeline import ingest
+from kb.ingest.twins import TABLE, attach_twins
 from kb.search.engine import SearchEngine
-from kb.twins import TABLE, attach_twins
 
 
 @pytest.fixture(scope="module")

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.xref import Citation, Ref, annotate, find_references, find_term_references, fold, resolve, resolve_all
-from kb.xref.mahjong import TERMS_PATH, load_terms
+from kb.ingest.xref import Citation, Ref, annotate, find_references, find_term_references, fold, resolve, resolve_all
+from kb.ingest.xref.mahjong import TERMS_PATH, load_terms
 
 _T2S = opencc.OpenCC("t2s")
 
@@ -169,7 +169,7 @@ def test_missing_clause_of_a_law_in_the_corpus_is_unresolved_not_coarser() -> No
 
 
 def test_mutated_reference_in_the_real_corpus_is_unresolved(records) -> None:
-    from kb.xref import record_refs
+    from kb.ingest.xref import record_refs
     rec = records["cbr1999:47D"] if "cbr1999:47D" in records else next(iter(records.values()))
     rec = type(rec)(**{**rec.__dict__, "text_hans": "参阅第46条C款4（b）"})
     (r,) = record_refs(rec, records.__contains__)
@@ -522,8 +522,8 @@ def test_sources_smoke() -> None:
 
 
 def test_record_refs_dispatches_on_work() -> None:
-    from kb.records import Record
-    from kb.xref import record_refs
+    from kb.core.records import Record
+    from kb.ingest.xref import record_refs
     bridge = Record(id="cbr1999:43B1", work="cbr1999", citation="43B1", level="item",
                     parent="cbr1999:43B", order=1, law=43, path=["43", "B", "1"],
                     text_hans=s("一般判罰明手違反了上述A款1、2中的任何一種限製時，都應受到第90條的判罰"))
@@ -571,7 +571,7 @@ def test_partial_loss_is_lost_but_keeps_the_law() -> None:
 # --------------------------------------------------------------------------- mahjong list items
 
 def test_mahjong_item_references() -> None:
-    from kb.xref.mahjong import find_item_references
+    from kb.ingest.xref.mahjong import find_item_references
     t = ("所补之牌已插入手牌尚未打牌前发现：如可确定哪张牌则同（1）；如无法确定哪张牌则由他人任抽一牌"
          "置回杠上，错杠者判相公")
     (r,) = find_item_references(t, "twmj16:wrong-kan.3.2")
@@ -592,7 +592,7 @@ def test_mahjong_item_references() -> None:
 
 def test_on_the_built_records(linked_records) -> None:
     """Over every record the ingest stage builds: spans exact, nothing unresolved."""
-    from kb.xref import record_refs
+    from kb.ingest.xref import record_refs
     records = linked_records
     ids = {r.id for r in records}
     by_id = {r.id: r for r in records}
@@ -627,7 +627,7 @@ def test_on_the_built_records(linked_records) -> None:
 
 
 def test_no_import_cycles_in_the_ingest_and_xref_stages() -> None:
-    """kb.xref (models <- bridge, mahjong, annotate <- package) and kb.adapters (model <- adapters
+    """kb.ingest.xref (models <- bridge, mahjong, annotate <- package) and kb.ingest.adapters (model <- adapters
     <- package) import one way: no module reaches itself through the others."""
     import ast
 
@@ -657,4 +657,4 @@ def test_no_import_cycles_in_the_ingest_and_xref_stages() -> None:
                    for d in graph[start])
 
     assert {m for m in graph if reaches(m, m, set())} == set()
-    assert "kb.xref.models" in graph and "kb.adapters.model" in graph
+    assert "kb.ingest.xref.models" in graph and "kb.ingest.adapters.model" in graph

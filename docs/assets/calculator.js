@@ -54,7 +54,7 @@
     out.appendChild(el("p", "kb-offline", msgs.offline));
   }
 
-  // kb serve marks its pages with a cookie (kb/serve.py API_COOKIE); anything else has no API
+  // kb serve marks its pages with a cookie (kb/app/serve.py API_COOKIE); anything else has no API
   var served = location.protocol !== "file:" && /(?:^|;\s*)kb-api=1(?:;|$)/.test(document.cookie);
 
   var mj = document.getElementById("kb-mj");

@@ -53,7 +53,7 @@
     this.logTotal = Math.log(Math.max(1, meta.lexicon.total));
     this.byId = {};
     meta.ids.forEach(function (id, n) { self.byId[id] = n; });
-    this.twin = {};   // a record's twin in the other translation (the records' twin, kb/twins.py)
+    this.twin = {};   // a record's twin in the other translation (the records' twin, kb/ingest/twins.py)
     meta.twin.forEach(function (m, n) { if (m >= 0) self.twin[n] = m; });
     this.headings = new Set(meta.headings);   // bare headings: no text of their own, clauses under them
     var present = new Set(meta.work);

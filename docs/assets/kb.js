@@ -176,7 +176,7 @@
     return enginePromise;
   }
 
-  // unknown | present | absent. kb serve marks its pages with a cookie (kb-api=1; kb/serve.py):
+  // unknown | present | absent. kb serve marks its pages with a cookie (kb-api=1; kb/app/serve.py):
   // without it (a static host, a file) the API is not asked; what it answered is kept for the tab.
   var apiState = fileMode || !/(?:^|;\s*)kb-api=1(?:;|$)/.test(document.cookie) ? "absent" : remembered() || "unknown";
   function remembered(value) {

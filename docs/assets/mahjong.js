@@ -145,7 +145,7 @@
     return {chi: T("吃须为三张同花色连续的牌"), pon: T("碰须为三张相同的牌"), kan: T("杠须为四张相同的牌"),
             ankan: T("暗杠须为四张相同的牌")}[kind];
   }
-  // Python's str.split() whitespace; kb.normalise.fold_width (fullwidth digits and letters)
+  // Python's str.split() whitespace; kb.ingest.normalise.fold_width (fullwidth digits and letters)
   var SPACE = /[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
   function foldWidth(s) {
     return s.replace(/[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]/g, function (c) {

@@ -1,4 +1,4 @@
-"""JSON API for the calculators: ``/api/rules/...`` (mounted by kb/serve.py).
+"""JSON API for the calculators: ``/api/rules/...`` (mounted by kb/app/serve.py).
 
 ``GET  /api/rules/catalogue``            every encoded ruling (as ``kb rules list --json``, without counts)
 ``POST /api/rules/bridge/{command}``     body: the ruling's JSON object → its result (``kb bridge COMMAND --json``)
@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.bridge.registry import BY_COMMAND, call
 from kb.rules.catalogue import entries
 from kb.rules.inputs import MAX_INPUT, parse_json
@@ -67,7 +67,7 @@ def _settle(data: Any) -> dict[str, Any]:
 
 def _hant(value: Any) -> Any:
     """Every string of a result in Traditional script (the hant edition's calculators)."""
-    from kb.normalise import to_hant
+    from kb.ingest.normalise import to_hant
     if isinstance(value, str):
         return to_hant(value)
     if isinstance(value, list):

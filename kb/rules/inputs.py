@@ -1,12 +1,12 @@
-"""The rules commands' and the rules API's JSON input: kb/inputs.py's reader and limits, plus the
+"""The rules commands' and the rules API's JSON input: kb/core/inputs.py's reader and limits, plus the
 one shape every rules question takes (a JSON object)."""
 from __future__ import annotations
 
 from typing import Any
 
-from kb.errors import KbError
-from kb.inputs import load_json as parse_json
-from kb.inputs import read_text
+from kb.core.errors import KbError
+from kb.core.inputs import load_json as parse_json
+from kb.core.inputs import read_text
 
 __all__ = ["MAX_INPUT", "parse_json", "read_object", "read_text"]
 

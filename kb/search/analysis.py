@@ -82,7 +82,7 @@ def normalize(text: str) -> str:
     return "".join(c.lower() if len(c.lower()) == 1 else c for c in folded)
 
 
-# An editor's restoration of a lost number, 超过〔七〕线 or 第〔26？〕条 (kb/collate.py): searched as
+# An editor's restoration of a lost number, 超过〔七〕线 or 第〔26？〕条 (kb/ingest/collate.py): searched as
 # the words it restores (七线), its brackets and doubt mark left out.
 RESTORED_RE = re.compile(r"〔([^〔〕]*?)？?〕")
 

@@ -16,15 +16,15 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
-from kb.errors import KbError
+from kb.core.errors import KbError
+from kb.core.works import holdings
 from kb.search.outside import concerns, notice
-from kb.works import holdings
+from kb.search.request import parse_law_range
 
 
 class _ArgError(Exception):
@@ -62,19 +62,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="index directory (default build/index; rebuilt when stale)")
 
 
-def parse_law_range(text: str | None) -> tuple[int, int] | None:
-    """'61-64' -> (61, 64); '45' -> (45, 45); None -> None. Bad input raises KbError."""
-    if text is None:
-        return None
-    m = re.fullmatch(r"\s*(\d{1,2})\s*(?:[-–~至到]\s*(\d{1,2}))?\s*", text)
-    if not m:
-        raise KbError(f"--laws takes N or N-M (law numbers), not {text!r}")
-    lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
-    if lo > hi:
-        raise KbError(f"--laws {text!r}: the first law is after the last")
-    return lo, hi
-
-
 def format_people(results: list[dict[str, Any]]) -> str:
     """Numbered lines: work citation · title · (the clause it stands under) · snippet (tags
     removed) [= the twin clause]."""
@@ -105,7 +92,7 @@ def format_people(results: list[dict[str, Any]]) -> str:
 def run(args: argparse.Namespace, stdin: TextIO | None = None,
         stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run a parsed ``kb search`` command; return the exit status."""
-    from kb.records import read_jsonl
+    from kb.core.records import read_jsonl
     from kb.search.engine import SearchEngine, default_records
 
     stdin = stdin or sys.stdin

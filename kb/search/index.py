@@ -37,8 +37,8 @@ from typing import Any
 
 import whoosh.index
 
-from kb.errors import KbError
-from kb.normalise import to_hant
+from kb.core.errors import KbError
+from kb.ingest.normalise import to_hant
 from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, is_cjk, normalize, read_userdict, searchable
 from kb.search.lexicon import Lexicon
 from kb.search.schema import COUNTS, GRAM_FIELDS, STORED, WORD_FIELDS, make_schema, term_counts

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 
 USER_FREQ = 20000  # the frequency of a user-dictionary word given without one
 GENERIC_FREQ = 3000  # a jieba word at least this frequent is everyday language (没有, 同时)

@@ -14,11 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kb.curated import Table, read_table
-from kb.errors import KbError
-from kb.normalise import to_hans, ui_text
-from kb.records import Record
-from kb.works import family, game_names, get, of_kind
+from kb.core.curated import Table, read_table
+from kb.core.errors import KbError
+from kb.core.records import Record
+from kb.core.works import family, game_names, get, of_kind
+from kb.ingest.normalise import to_hans, ui_text
 
 TABLE = Table("search/outside.tsv", ("law", "title", "words"), unique=("law",))
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.search.analysis import NEGATORS, analyze, is_cjk, is_traditional, normalize, stem, strip_controls
 from kb.search.citations import Cite, split_citations, split_work, work_names_pattern
 from kb.search.lexicon import Lexicon

@@ -9,7 +9,7 @@ text is cut (t2s changes the characters jieba sees; 不 + 判罚 -> 不判罚 ma
 
 Fields: ``id`` (ID, stored, unique), ``work`` (ID, stored), the display fields (STORED);
 ``title`` (title_hans), ``text`` (text_hans), ``context`` (the ancestors' titles, also
-stored), ``subjects`` (the record's subject-index terms, kb/subjects.py, one per line, also
+stored), ``subjects`` (the record's subject-index terms, kb/ingest/subjects.py, one per line, also
 stored), ``questions`` (the questions people ask that it answers, one per line, also stored: a
 field of their own, so that a clause's many whole-sentence questions neither lengthen nor
 outweigh its few subject terms), ``english`` (the record's English phrases, one per line;
@@ -32,7 +32,7 @@ from typing import Any
 from whoosh import fields
 from whoosh.analysis import Token, Tokenizer
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.search.analysis import Analysis, analyze
 from kb.search.lexicon import Lexicon
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.search.analysis import DATA_DIR, normalize
 
 SYNONYMS_PATH = DATA_DIR / "synonyms.tsv"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.bridge.cards import SEAT_NAMES, SUIT_NAMES
 from kb.rules.bridge.claim import ACT_NAMES
 from kb.rules.bridge.claim import KIND_NAMES as CONCESSION_KINDS

@@ -24,10 +24,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from kb import works
-from kb.errors import KbError
-from kb.normalise import to_hant_ui, ui_text
-from kb.records import LOST_MARK, Record
+from kb.core import works
+from kb.core.errors import KbError
+from kb.core.records import LOST_MARK, Record
+from kb.ingest.normalise import to_hant_ui, ui_text
 from kb.search.outside import check_outside, site_table
 from kb.site.layout import MAHJONG_PAGES, Layout
 from kb.site.offline import READY, finish_edition, finish_root, write_download
@@ -56,12 +56,12 @@ _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 def generate_docs(records: list[Record], docs: Path, script: str, examples: Examples | None = None,
                   layout: Layout | None = None, slots: dict[str, str] | None = None,
-                  coverage: str | None = None) -> list:
+                  coverage: str | None = None, pdf: bool = False) -> list:
     """Write one edition's Markdown tree (hand-written pages and one page per law); return its nav.
 
     With ``slots``, record bodies go into it as HTML (see kb/site/mkdocs_hooks.py)."""
     layout = layout or Layout(records)
-    r = Renderer(layout, script, examples, slots)
+    r = Renderer(layout, script, examples, slots, pdf=pdf)
     coverage = works.holdings(records) if coverage is None else coverage
     hand = ROOT / "docs"
     if not hand.is_dir():
@@ -191,13 +191,14 @@ def point_at_fingerprints(docs: Path, assets: dict[str, str]) -> None:
 
 
 def build_site(records: list[Record], work: Path, examples: Examples | None = None,
-               index_dir: Path | None = None) -> Path:
+               index_dir: Path | None = None, pdf: bool = False) -> Path:
     """Build both editions under work/site; return that directory. The static search index is
-    made from the server index in ``index_dir`` (default work/index: its lexicon and mined pairs)."""
+    made from the server index in ``index_dir`` (default work/index: its lexicon and mined pairs).
+    With ``pdf``, each work's index page links its print edition (printed after, by kb/site/pdf.py)."""
     work.mkdir(parents=True, exist_ok=True)
     scratch = _scratch_dir(work)
     try:
-        return _build_site(records, work, scratch, examples, index_dir)
+        return _build_site(records, work, scratch, examples, index_dir, pdf)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -211,7 +212,7 @@ def _scratch_dir(work: Path) -> Path:
 
 
 def _build_site(records: list[Record], work: Path, scratch: Path, examples: Examples | None,
-                index_dir: Path | None) -> Path:
+                index_dir: Path | None, pdf: bool) -> Path:
     site = work / "site"
     layout = Layout(records)
     index = StaticIndex(records, layout, index_dir or work / "index")
@@ -222,7 +223,7 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
     for script in SCRIPTS:
         docs = scratch / script
         slots: dict[str, str] = {}
-        nav = generate_docs(records, docs, script, examples, layout, slots, coverage)
+        nav = generate_docs(records, docs, script, examples, layout, slots, coverage, pdf)
         slot_file = work / f"slots-{script}.json"
         slot_file.write_text(json.dumps(slots, ensure_ascii=False), encoding="utf-8")
         meta, chunks[script] = index.chunks(script)     # written into the built edition (below)

@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from kb.errors import KbError
-from kb.records import Record
+from kb.core.errors import KbError
+from kb.core.records import Record
 from kb.rules.bridge.auction import parse_call
 from kb.rules.bridge.cards import SEAT_NAMES, SUIT_NAMES, next_seat, parse_card, parse_seat, partner, seat_and_role
 from kb.rules.bridge.claim import ACT_NAMES

@@ -12,8 +12,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from kb import works
-from kb.records import Record
+from kb.core import works
+from kb.core.records import Record
 
 WORK_TITLES = {w.id: (w.title_hans, w.title_hant) for w in works.all_works()}
 MAHJONG_PAGES = {

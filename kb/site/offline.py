@@ -23,7 +23,7 @@ import re
 import zipfile
 from pathlib import Path
 
-from kb.normalise import ui_text
+from kb.ingest.normalise import ui_text
 
 DOWNLOAD = "paigui-kb-offline.zip"
 SKIP_SUFFIXES = (".map", ".gz")

@@ -21,9 +21,9 @@ import subprocess
 from pathlib import Path
 from urllib.parse import urljoin
 
-from kb import works
-from kb.errors import KbError
-from kb.records import read_jsonl
+from kb.core import works
+from kb.core.errors import KbError
+from kb.core.records import read_jsonl
 from kb.site.layout import WORK_TITLES, Layout
 
 SCRIPTS = ("hans", "hant")

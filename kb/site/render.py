@@ -9,9 +9,9 @@ import posixpath
 import re
 from collections.abc import Callable
 
-from kb import works
-from kb.normalise import to_hant, ui_text
-from kb.records import LOST_MARK, Record
+from kb.core import works
+from kb.core.records import LOST_MARK, Record
+from kb.ingest.normalise import to_hant, ui_text
 from kb.site.example_html import example_html
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, anchor_of, relative
 from kb.site.mkdocs_hooks import SLOT
@@ -38,8 +38,9 @@ NOTE_KINDS = {"recovery": "补出", "loss": "缺文", "emendation": "校改", "r
 
 class Renderer:
     def __init__(self, layout: Layout, script: str, examples: Examples | None = None,
-                 slots: dict[str, str] | None = None):
+                 slots: dict[str, str] | None = None, pdf: bool = False):
         self.layout = layout
+        self.pdf = pdf          # the build prints the PDF editions (kb build --pdf): link them
         self.script = script
         self.examples = examples or {}
         # With ``slots``, a record's body (text, backlinks, footnotes, provenance) is written as
@@ -344,7 +345,10 @@ class Renderer:
         return f"[{self.t('索引：按常用说法查条款')}]({page})\n"
 
     def pdf_link(self, work: str) -> str:
-        """The link from a work's index page to its print edition (kb/site/pdf.py writes it after mkdocs)."""
+        """The link from a work's index page to its print edition (kb/site/pdf.py writes it after mkdocs),
+        where the build prints one."""
+        if not self.pdf:
+            return ""
         offline = self.t("离线时打不开打印版：这台设备还没有存下它。联网时打开一次，之后离线也能打开。")
         download = self.t("离线包不含打印版（PDF）：请在联网时从网站下载。")
         return (f'<p class="kb-pdf kb-print-hide"><a href="{pdf_href(work, self.script)}" type="application/pdf" '

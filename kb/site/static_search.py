@@ -6,7 +6,7 @@
   phrase, count and definition patterns), the citation grammar (kb.search's regular
   expressions, translated), synonyms (curated and mined from the twin translations), the
   ranking constants, the lexicon's total and curated words, rule-book families from
-  kb/data/works.toml, per-record ids, twins (kb/twins.py), paths, families and field lengths;
+  kb/data/works.toml, per-record ids, twins (kb/ingest/twins.py), paths, families and field lengths;
 * `l<N>.<hash>.js`: the search lexicon (``index/lexicon.json``: words and frequencies)
   sharded by a hash of the word's first character, so the browser cuts a query exactly
   as jieba's ``cut(HMM=False)`` does (``Lexicon.cut_run``) and loads only the shards of
@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 import kb.search as ks
-from kb import works
-from kb.errors import KbError
-from kb.normalise import to_hant
-from kb.records import Record
+from kb.core import works
+from kb.core.errors import KbError
+from kb.core.records import Record
+from kb.ingest.normalise import to_hant
 from kb.search.analysis import search_form
 from kb.search.index import read_documents
 from kb.search.lexicon import Lexicon

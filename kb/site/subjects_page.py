@@ -1,7 +1,7 @@
 """A work's subject index page (索引): its records' subject terms in pinyin order (in the
 Traditional edition, 注音 order, as Taiwan's indexes are), each linking to the clauses it names.
 
-The terms are the editors' (kb/subjects.py): the words readers look a clause up by. A work
+The terms are the editors' (kb/ingest/subjects.py): the words readers look a clause up by. A work
 lists its own terms and, for a translation with a twin, its twin clause's terms at its own
 clause (the two translations answer the same questions). Letters group the terms
 by the first letter of their pinyin (Latin terms by their own first letter), as a Chinese
@@ -19,9 +19,9 @@ import unicodedata
 from collections import defaultdict
 from pathlib import Path
 
-from kb import works
-from kb.errors import KbError
-from kb.records import Record
+from kb.core import works
+from kb.core.errors import KbError
+from kb.core.records import Record
 from kb.site.layout import WORK_TITLES
 from kb.site.render import Renderer, escape, front_matter, page_url
 

@@ -6,7 +6,6 @@ the field. The rulings, their ``kb bridge`` commands and clauses are listed once
 :mod:`kb.rules.bridge.registry`; this package re-exports them for callers of the former module.
 """
 from kb.rules.bridge.auction import call_out_of_rotation, insufficient_bid
-from kb.rules.bridge.cli import main
 from kb.rules.bridge.defective import defective_trick
 from kb.rules.bridge.dummy import designate
 from kb.rules.bridge.examples import EXAMPLES_PATH, check_examples
@@ -20,6 +19,6 @@ from kb.rules.bridge.revoke import is_revoke, revoke_adjustment, revoke_establis
 __all__ = [
     "legal_cards", "trick_winner", "is_revoke", "revoke_established", "revoke_adjustment", "penalty_card_kind",
     "penalty_card_obligations", "designate", "insufficient_bid", "call_out_of_rotation", "lead_out_of_turn",
-    "premature_play", "simultaneous_play", "defective_trick", "check_examples", "main", "call", "FUNCTIONS",
+    "premature_play", "simultaneous_play", "defective_trick", "check_examples", "call", "FUNCTIONS",
     "CLAUSES", "RULINGS", "EXAMPLES_PATH",
 ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.bridge.cards import SEAT_NAMES, SUIT_SYMBOLS, Result, cids, fold_words, next_seat, parse_bool, parse_seat, partner
 
 STRAINS = ("C", "D", "H", "S", "NT")

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
 from typing import Any, NamedTuple
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 
 WORK = "cbr1999"
 RANKS = "23456789TJQKA"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.bridge.cards import Result, cids, parse_bool, parse_choice
 
 CLAIM_CLAUSES = cids("70A", "70B1", "70B2", "70B3", "70C", "70C1", "70C2", "70C3", "70D", "70E")

@@ -12,7 +12,7 @@ import argparse
 import json
 import sys
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.bridge.cards import Result
 from kb.rules.bridge.registry import BY_COMMAND, call
 from kb.rules.inputs import read_object

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.bridge.cards import Result, cids, parse_bool, parse_choice
 
 DUMMY_RIGHTS_CLAUSES = cids("42A1", "42A2", "42A3", "42B", "42B1", "42B2", "42B3", "43A1a", "43A1b", "43A1c", "43A2", "43A2a",

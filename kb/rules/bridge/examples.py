@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.bridge.registry import call
 
 EXAMPLES_PATH = Path(__file__).with_name("examples.json")

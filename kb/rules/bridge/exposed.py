@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.bridge.cards import Result, cids, parse_bool, parse_card, parse_seat, role, seat_and_role
 from kb.rules.bridge.penalty import kind_of
 

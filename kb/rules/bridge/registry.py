@@ -22,7 +22,7 @@ import kb.rules.bridge.penalty as penalty
 import kb.rules.bridge.play as play
 import kb.rules.bridge.play_irregular as play_irregular
 import kb.rules.bridge.revoke as revoke
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.bridge.cards import Result
 
 

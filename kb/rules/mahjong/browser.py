@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kb.normalise import to_hant
+from kb.ingest.normalise import to_hant
 from kb.rules.mahjong.hand import CHOICES
 from kb.rules.mahjong.notation import FLAGS, SITUATIONS
 from kb.rules.mahjong.patterns import PATTERNS, tai

@@ -7,7 +7,7 @@ import sys
 import unicodedata
 from typing import Any
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.inputs import parse_json, read_text
 from kb.rules.mahjong.hand import fail
 from kb.rules.mahjong.notation import parse_line

@@ -5,7 +5,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.inputs import parse_json
 from kb.rules.mahjong.hand import COUNTING, FLOWER_REPLACEMENT, WIN, WINNING_FORM, clause, fail
 from kb.rules.mahjong.notation import parse_line

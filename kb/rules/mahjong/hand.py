@@ -36,7 +36,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.mahjong.tiles import FLOWERS, INDEX, WINDS, is_meld, tile_name
 
 WORK = "twmj16"

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kb.errors import KbError
-from kb.normalise import fold_width
+from kb.core.errors import KbError
+from kb.ingest.normalise import fold_width
 from kb.rules.mahjong.tiles import FLOWERS, WINDS, is_meld, tile_name
 
 _Z = ("E", "S", "W", "N", "P", "F", "C")            # 1z–7z: 东南西北 白发中

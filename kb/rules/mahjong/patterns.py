@@ -10,8 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kb.curated import Table, read_table
-from kb.errors import KbError
+from kb.core.curated import Table, read_table
+from kb.core.errors import KbError
 from kb.rules.mahjong.hand import clause
 from kb.rules.mahjong.layouts import Group, Layout
 from kb.rules.mahjong.tiles import FLOWERS, is_dragon, is_honor, is_wind, suit_of, tile_name

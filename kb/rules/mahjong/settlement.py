@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kb.errors import KbError
+from kb.core.errors import KbError
 from kb.rules.mahjong.hand import MAX_STREAK, WORK
 from kb.rules.mahjong.scoring import score
 

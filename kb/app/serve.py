@@ -1,0 +1,743 @@
+"""``kb serve``: the built site and a JSON search API, with Starlette on uvicorn.
+
+    kb serve [--host 127.0.0.1] [--port 8000] [--cache-size N] [--workers N]
+    (--port 0 picks a free port)
+
+Routes:
+    GET /api/search?q=&work=&limit=&script=&lead=   results as ``kb search --json`` prints
+                                              them, each with a ``url`` (edition-relative)
+    GET /api/clause/{id}                      the record as ``kb show ID --json`` prints it
+    GET /api/health                           {"status": "ok", "records": N}
+    GET /api/openapi.json                     the OpenAPI description of the above
+    GET /                                     redirect to /hans/
+    GET /hans/..., /hant/...                  the built site (directory -> index.html)
+
+One search engine (one whoosh index, opened at start-up, its checksums verified first)
+serves every request. Searches run on a small dedicated pool (default one thread: the
+engine serialises its whoosh calls, so more threads would only queue on its lock); at
+most ``max_pending`` searches may be running or waiting, beyond that the answer is a fast
+503 with Retry-After. Answers are cached by their normalised arguments in an LRU bounded
+by entries and bytes (the index never changes while serving).
+
+Protection (see README, "The search service"): uvicorn's httptools protocol with a bound
+on the request head, its keep-alive timeout, a deadline for each request's head and body
+(a half-sent request is cut off), uvicorn's connection limit (503 beyond it), query cost
+limits (quoted phrases, terms), an allowed-hosts check, gzip, cache headers, a CSP with
+the hashes of the site's inline scripts, frame-ancestors 'none' and nosniff.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import hashlib
+import json
+import os
+import re
+import socket
+import sys
+import threading
+import unicodedata
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from kb.core import works
+from kb.core.errors import KbError
+from kb.site.lang import edition_for
+from kb.site.offline import not_found_page
+
+WORKS = works.work_ids()
+SCRIPTS = ("hans", "hant")
+MAX_QUERY_CHARS = 500
+MAX_LIMIT = 50
+DEFAULT_LIMIT = 10
+CACHE_SIZE = 4096
+CACHE_BYTES = 8 * 1024 * 1024
+MAX_BODY_BYTES = 4096
+LAG_TICK = 0.02
+LAG_SMOOTHING = 8
+SWITCH_INTERVAL = 0.001  # the search thread hands the interpreter lock to the event loop at least this often
+DEFAULT_PORT = 8000
+LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+_LIMIT_RE = re.compile(r"[0-9]{1,4}")
+_PHRASE_RE = re.compile(r'"[^"]*"|“[^”]*”|「[^」]*」|『[^』]*』|《[^》]*》')
+_FINGERPRINTED = re.compile(r"\.[0-9a-f]{8,}\.[^/]+$")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one server process allows; each a ``kb serve`` option."""
+
+    search_threads: int = 1        # the dedicated search pool
+    max_pending: int = 16          # searches running or waiting; beyond: 503 + Retry-After
+    max_phrases: int = 4           # quoted phrases in one query
+    max_terms: int = 32            # whitespace-separated terms in one query (phrases' words included)
+    max_loop_lag: float = 0.1      # seconds the event loop may lag before new searches are refused
+    request_timeout: float = 10.0  # seconds for a request's headers and body to arrive
+    keep_alive: int = 5            # seconds an idle keep-alive connection is kept
+    max_header_bytes: int = 16 * 1024
+    max_headers: int = 100
+    max_connections: int = 512     # uvicorn's limit_concurrency: connections + tasks
+    cache_bytes: int = CACHE_BYTES
+    allowed_hosts: tuple[str, ...] = field(default=LOCAL_HOSTS)
+
+
+class BadRequest(Exception):
+    """A request argument that cannot be used; its message goes back as {"error": ...}."""
+
+
+def clean_query(raw: str | None) -> str:
+    """The query with control/format characters removed and whitespace collapsed."""
+    if raw is None:
+        raise BadRequest("q is required")
+    text = "".join(ch for ch in raw if ch.isspace() or unicodedata.category(ch)[0] != "C")
+    text = " ".join(text.split())
+    if not text:
+        raise BadRequest("q must not be empty")
+    if len(text) > MAX_QUERY_CHARS:
+        raise BadRequest(f"q is too long: {len(text)} characters (at most {MAX_QUERY_CHARS})")
+    return text
+
+
+def check_cost(q: str, limits: Limits) -> None:
+    """Refuse a query whose quoted phrases or terms exceed the limits (each phrase is a required match)."""
+    phrases = len(_PHRASE_RE.findall(q))
+    terms = len(q.split())
+    shown = q if len(q) <= 40 else q[:40] + "…"
+    if phrases > limits.max_phrases:
+        raise BadRequest(f"q {shown!r} has {phrases} quoted phrases (at most {limits.max_phrases})")
+    if terms > limits.max_terms:
+        raise BadRequest(f"q {shown!r} has {terms} terms (at most {limits.max_terms})")
+
+
+class Busy(Exception):
+    """Too many searches running or waiting: answered 503 with Retry-After."""
+
+
+def parse_limit(raw: str | None) -> int:
+    """``limit`` as a whole number from 1 to MAX_LIMIT (default DEFAULT_LIMIT)."""
+    if raw is None or raw == "":
+        return DEFAULT_LIMIT
+    if not _LIMIT_RE.fullmatch(raw) or not 1 <= int(raw) <= MAX_LIMIT:
+        raise BadRequest(f"limit must be a whole number from 1 to {MAX_LIMIT}")
+    return int(raw)
+
+
+def parse_laws(value: str | None) -> tuple[int, int] | None:
+    """The laws=N-M filter, validated like kb search --laws."""
+    if value is None or value == "":
+        return None
+    from kb.search.request import parse_law_range
+    try:
+        return parse_law_range(value)
+    except KbError as exc:
+        raise BadRequest(str(exc).replace("--laws", "laws")) from None
+
+
+def parse_choice(name: str, raw: str | None, choices: tuple[str, ...]) -> str | None:
+    """An optional argument that must be one of ``choices`` (empty means absent)."""
+    if raw is None or raw == "":
+        return None
+    if raw not in choices:
+        raise BadRequest(f"{name} must be one of {', '.join(choices)}")
+    return raw
+
+
+def record_url(page: str, anchor: str) -> str:
+    """Edition-relative URL of a record: cbr1999/law-45.md + 45C4b -> cbr1999/law-45/#45C4b."""
+    if page == "index.md" or page.endswith("/index.md"):
+        path = page[: -len("index.md")]
+    else:
+        path = page[: -len(".md")] + "/"
+    return f"{path}#{anchor}"
+
+
+class Service:
+    """The records by id, their site URLs, the search engine and an answer cache."""
+
+    def __init__(self, out: Path, cache_size: int = CACHE_SIZE, limits: Limits | None = None):
+        from kb.app.build import load_records, site_dir
+        from kb.search.engine import SearchEngine
+        from kb.site.layout import Layout
+
+        self.out = out
+        self.site = site_dir(out)
+        records = load_records(out)
+        self.records = {r.id: r for r in records}
+        layout = Layout(records)
+        self.urls = {rid: record_url(p.page, p.anchor) for rid, p in layout.place.items()}
+        self.engine = SearchEngine.open(out / "records.jsonl", out / "index")
+        self.engine.search("藏牌 明手", limit=1)  # load jieba's dictionary before the first request
+        self.limits = limits or Limits()
+        self.cache_size = cache_size
+        self._cache: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
+        self._cache_bytes = 0
+        self._cache_lock = threading.Lock()
+        self.pool = ThreadPoolExecutor(max_workers=self.limits.search_threads, thread_name_prefix="kb-search")
+        self.pending = 0  # searches submitted and not finished (changed on the event loop only)
+        self.loop_lag = 0.0  # how late the event loop last woke up (see watch_loop)
+
+    async def watch_loop(self) -> None:
+        """Measure the event loop's lag every LAG_TICK seconds (smoothed over about LAG_SMOOTHING ticks).
+
+        The searches share the interpreter lock with the event loop: when requests arrive
+        faster than they can be searched, the loop (which accepts, parses and refuses them)
+        falls behind and every answer, 503s included, waits. While the loop lags, new
+        searches are refused (503) so that it catches up. The smoothing keeps a moment's
+        stall (the machine busy elsewhere) from refusing anyone.
+        """
+        loop = asyncio.get_running_loop()
+        while True:
+            started = loop.time()
+            await asyncio.sleep(LAG_TICK)
+            lag = loop.time() - started - LAG_TICK
+            self.loop_lag += (lag - self.loop_lag) / LAG_SMOOTHING
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.engine.close()
+
+    async def search(self, key: tuple[Any, ...]) -> bytes:
+        """The answer for ``key``: from the cache, or from the search pool if it has room (else Busy)."""
+        body = self.cached(key)
+        if body is not None:
+            return body
+        if self.pending >= self.limits.max_pending or (self.pending and self.loop_lag > self.limits.max_loop_lag):
+            raise Busy()
+        self.pending += 1
+        try:
+            return await asyncio.wrap_future(self.pool.submit(self.search_body, key))
+        finally:
+            self.pending -= 1
+
+    def cached(self, key: tuple[Any, ...]) -> bytes | None:
+        with self._cache_lock:
+            body = self._cache.get(key)
+            if body is not None:
+                self._cache.move_to_end(key)
+            return body
+
+    def search_body(self, key: tuple[Any, ...]) -> bytes:
+        """The JSON answer for a validated (q, work, limit, script, laws, lead); KbError -> BadRequest."""
+        body = self.cached(key)
+        if body is not None:
+            return body
+        q, work, limit, script, laws, lead = key
+        try:
+            results = self.engine.search(q, limit=limit, work=work, script=script, law_range=laws, lead=lead)
+        except KbError as exc:
+            raise BadRequest(" ".join(str(exc).split())) from None
+        for r in results:
+            r["url"] = self.urls.get(r["id"])
+            for twin in r.get("twins", []):
+                twin["url"] = self.urls.get(twin["id"])
+        body = json.dumps(results, ensure_ascii=False).encode("utf-8")
+        if self.cache_size > 0 and len(body) <= self.limits.cache_bytes // 16:
+            with self._cache_lock:
+                if key not in self._cache:
+                    self._cache[key] = body
+                    self._cache_bytes += len(body)
+                while len(self._cache) > self.cache_size or self._cache_bytes > self.limits.cache_bytes:
+                    self._cache_bytes -= len(self._cache.popitem(last=False)[1])
+        return body
+
+    def clause(self, rid: str) -> dict[str, Any] | None:
+        rec = self.records.get(rid)
+        return None if rec is None else rec.to_json()
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+class _SiteFiles(StaticFiles):
+    """The built site. Its /404.html is for static hosts: here a missing address gets kb serve's own
+    answer (the page naming the address; JSON under /api/), so StaticFiles never serves that file."""
+
+    def lookup_path(self, path: str) -> tuple[str, os.stat_result | None]:
+        if path.strip("/") == "404.html":
+            return "", None
+        return super().lookup_path(path)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    if request.url.path.startswith("/api/") or status != 404:
+        message = {404: "not found", 405: "method not allowed"}.get(status, "error")
+        headers = getattr(exc, "headers", None)
+        return JSONResponse({"error": message}, status_code=status, headers=headers)
+    return HTMLResponse(not_found_page(request.url.path), status_code=404)
+
+
+async def _server_error(request: Request, exc: Exception) -> Response:
+    return _error(500, "internal error")
+
+
+_INLINE_SCRIPT = re.compile(r"<script\b(?![^>]*\bsrc\s*=)([^>]*)>(.*?)</script\s*>", re.S | re.I)
+_DATA_SCRIPT = re.compile(r"""type\s*=\s*["']?application/(ld\+)?json""", re.I)
+
+
+def inline_script_hashes(site: Path) -> list[str]:
+    """CSP sources ('sha256-…') of every executable inline script in the built HTML."""
+    found: set[str] = set()
+    for path in sorted(site.rglob("*.html")):
+        for m in _INLINE_SCRIPT.finditer(path.read_text(encoding="utf-8", errors="replace")):
+            if not _DATA_SCRIPT.search(m.group(1)):
+                digest = base64.b64encode(hashlib.sha256(m.group(2).encode("utf-8")).digest()).decode()
+                found.add(f"'sha256-{digest}'")
+    return sorted(found)
+
+
+def content_security_policy(script_hashes: Sequence[str]) -> str:
+    """Only this origin's scripts and the built inline ones; WebAssembly allowed (a static search may use it)."""
+    return "; ".join([
+        "default-src 'self'", "script-src 'self' 'wasm-unsafe-eval' " + " ".join(script_hashes), "style-src 'self' 'unsafe-inline'",
+        "img-src 'self' data:", "font-src 'self' data:", "connect-src 'self'", "worker-src 'self'",
+        "manifest-src 'self'", "object-src 'none'", "base-uri 'self'", "form-action 'self'",
+        "frame-ancestors 'none'",
+    ])
+
+
+def cache_control(path: str, status: int) -> bytes:
+    """Long-lived for fingerprinted files (a hash in the name), revalidate everything else."""
+    if status >= 400 or path == "/api/health":
+        return b"no-store"
+    if path.startswith("/api/"):
+        return b"public, max-age=60"
+    if _FINGERPRINTED.search(path) and not path.endswith(".html"):
+        return b"public, max-age=31536000, immutable"
+    return b"no-cache"
+
+
+# Marks a page as served with the API beside it: the site's script asks /api/search only then,
+# so a static host (no cookie) gets no request it cannot answer (docs/assets/kb.js).
+API_COOKIE = b"kb-api=1; Path=/; SameSite=Strict"
+
+
+class SiteHeaders:
+    """Security and cache headers on every response; relative redirects; a header-count limit;
+    the API's cookie on pages.
+
+    Pure ASGI (no buffering). Redirect targets never carry the request's Host: an absolute
+    Location is cut to its path.
+    """
+
+    def __init__(self, app: ASGIApp, csp: str, max_headers: int):
+        self.app = app
+        self.csp = csp.encode()
+        self.max_headers = max_headers
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if len(scope["headers"]) > self.max_headers:
+            response = JSONResponse({"error": f"more than {self.max_headers} request headers"}, status_code=431)
+            await response(scope, receive, send)
+            return
+        path = scope["path"]
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = [(k, v) for k, v in message.get("headers", []) if k.lower() != b"cache-control"]
+                if 300 <= status < 400:
+                    headers = [(k, _relative(v) if k.lower() == b"location" else v) for k, v in headers]
+                if status == 200 and any(k.lower() == b"content-type" and v.startswith(b"text/html")
+                                         for k, v in headers):
+                    headers.append((b"set-cookie", API_COOKIE))
+                headers += [
+                    (b"cache-control", cache_control(path, status)),
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"referrer-policy", b"same-origin"),
+                    (b"x-frame-options", b"DENY"),
+                    (b"content-security-policy", self.csp),
+                ]
+                message["headers"] = headers
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def _relative(location: bytes) -> bytes:
+    """http://host:port/a/b?c -> /a/b?c (a redirect never names the Host it was asked with)."""
+    m = re.match(rb"^[a-zA-Z][a-zA-Z0-9+.-]*://[^/]*", location)
+    return (location[m.end():] or b"/") if m else location
+
+
+def openapi_schema() -> dict[str, Any]:
+    """The OpenAPI 3.1 description of the JSON API."""
+    error = {"$ref": "#/components/schemas/Error"}
+    err = lambda why: {"description": why, "content": {"application/json": {"schema": error}}}  # noqa: E731
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "牌规知识库 API", "version": "1",
+                 "description": "Search the clause records and read one record."},
+        "paths": {
+            "/api/search": {"get": {
+                "summary": "Search the clauses (words, quoted phrases, citations like 45C4(b) or 第64条B款)",
+                "parameters": [
+                    {"name": "q", "in": "query", "required": True,
+                     "schema": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY_CHARS},
+                     "description": "the query; control characters are removed and whitespace collapsed"},
+                    {"name": "work", "in": "query", "schema": {"type": "string", "enum": list(WORKS)}},
+                    {"name": "limit", "in": "query",
+                     "schema": {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT,
+                                "default": DEFAULT_LIMIT}},
+                    {"name": "script", "in": "query", "schema": {"type": "string", "enum": list(SCRIPTS)},
+                     "description": "script of titles and snippets (default: that of the query)"},
+                    {"name": "laws", "in": "query", "schema": {"type": "string", "pattern": "^\\d{1,2}(-\\d{1,2})?$"},
+                     "description": "only bridge laws N to M, e.g. 61-64"},
+                    {"name": "lead", "in": "query", "schema": {"type": "string", "enum": list(WORKS)},
+                     "description": "the work whose clause leads a clause and its twin (the book being read)"},
+                ],
+                "responses": {
+                    "200": {"description": "results, best first", "content": {"application/json": {
+                        "schema": {"type": "array", "items": {"$ref": "#/components/schemas/Result"}}}}},
+                    "400": err("a missing, empty or too long q; an unknown work or lead; a bad limit, script or laws"),
+                },
+            }},
+            "/api/clause/{id}": {"get": {
+                "summary": "One record by id (cbr1999:45C4b, twmj16:patterns.13)",
+                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "responses": {
+                    "200": {"description": "the record", "content": {"application/json": {
+                        "schema": {"$ref": "#/components/schemas/Record"}}}},
+                    "404": err("no record with that id"),
+                },
+            }},
+            "/api/health": {"get": {"summary": "Liveness and record count", "responses": {
+                "200": {"description": "ok", "content": {"application/json": {"schema": {
+                    "type": "object", "properties": {"status": {"type": "string"},
+                                                     "records": {"type": "integer"}}}}}}}}},
+        },
+        "components": {"schemas": {
+            "Error": {"type": "object", "required": ["error"],
+                      "properties": {"error": {"type": "string"}}},
+            "Result": {"type": "object",
+                       "required": ["id", "citation", "work", "title", "score", "snippet", "url"],
+                       "properties": {
+                           "id": {"type": "string", "examples": ["cbr1999:45C4b"]},
+                           "citation": {"type": "string", "examples": ["45C4(b)"]},
+                           "work": {"type": "string", "enum": list(WORKS)},
+                           "title": {"type": "string"},
+                           "score": {"type": "number"},
+                           "snippet": {"type": "string", "description":
+                                       "HTML: escaped text whose only tags are <mark> and </mark>"},
+                           "url": {"type": ["string", "null"], "description":
+                                   "the clause's permalink relative to an edition root "
+                                   "(/hans/ or /hant/), e.g. cbr1999/law-45/#45C4b"},
+                           "under": {"type": "object", "required": ["citation", "title", "name", "text"],
+                                     "description": "the clause this one stands under: its citation, its title "
+                                                    "(empty when cited by it), the name shown (citation and "
+                                                    "title) and its text when that is a lead-in ending in a "
+                                                    "colon, which this clause finishes",
+                                     "properties": {"citation": {"type": "string", "examples": ["43B2"]},
+                                                    "title": {"type": "string"},
+                                                    "name": {"type": "string", "examples": ["43B2 特别判罚"]},
+                                                    "text": {"type": "string"}}},
+                       }},
+            "Record": {"type": "object", "required": ["id", "work", "citation", "level"],
+                       "description": "a clause record (see kb/core/records.py)",
+                       "additionalProperties": True},
+        }},
+    }
+
+
+def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE,
+               limits: Limits | None = None) -> Starlette:
+    """The ASGI app for a build directory (built first if missing or stale, its checksums verified)."""
+    from kb.app.build import ensure_built
+    from kb.rules import api as rules_api
+
+    limits = limits or Limits()
+    out = ensure_built(out, need_site=True)
+    service = Service(out, cache_size, limits)
+    csp = content_security_policy(inline_script_hashes(service.site))
+    schema = json.dumps(openapi_schema(), ensure_ascii=False).encode("utf-8")
+
+    async def api_search(request: Request) -> Response:
+        params = request.query_params
+        try:
+            q = clean_query(params.get("q"))
+            check_cost(q, limits)
+            key = (q, parse_choice("work", params.get("work"), WORKS),
+                   parse_limit(params.get("limit")), parse_choice("script", params.get("script"), SCRIPTS),
+                   parse_laws(params.get("laws")), parse_choice("lead", params.get("lead"), WORKS))
+            body = await service.search(key)
+        except BadRequest as exc:
+            return _error(400, str(exc))
+        except Busy:
+            return JSONResponse({"error": f"busy: {limits.max_pending} searches in progress; retry shortly"},
+                                status_code=503, headers={"Retry-After": "1"})
+        return Response(body, media_type="application/json")
+
+    async def api_clause(request: Request) -> Response:
+        rec = service.clause(request.path_params["id"])
+        if rec is None:
+            return _error(404, "no such clause")
+        return JSONResponse(rec)
+
+    async def api_health(request: Request) -> Response:
+        return JSONResponse({"status": "ok", "records": len(service.records)})
+
+    async def api_openapi(request: Request) -> Response:
+        return Response(schema, media_type="application/json")
+
+    async def root(request: Request) -> Response:
+        """The edition the browser asks for (zh-TW, zh-HK, zh-Hant → /hant/; otherwise /hans/)."""
+        edition = edition_for(request.headers.get("accept-language", ""))
+        return RedirectResponse(f"/{edition}/", status_code=302, headers={"Vary": "Accept-Language"})
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        watcher = asyncio.create_task(service.watch_loop())
+        try:
+            yield
+        finally:
+            watcher.cancel()
+            service.close()
+
+    app = Starlette(
+        routes=[
+            Route("/api/search", api_search, methods=["GET"]),
+            Route("/api/clause/{id}", api_clause, methods=["GET"]),
+            Route("/api/health", api_health, methods=["GET"]),
+            Route("/api/openapi.json", api_openapi, methods=["GET"]),
+            Route("/", root, methods=["GET"]),
+            Mount("/api/rules", routes=rules_api.routes()),
+            Mount("/", app=_SiteFiles(directory=service.site, html=True)),
+        ],
+        exception_handlers={HTTPException: _http_error, 500: _server_error},
+        lifespan=lifespan,
+        max_body_size=MAX_BODY_BYTES,  # the API takes no body; Starlette answers 413 beyond this
+    )
+    # Outermost first: hosts checked before anything else; gzip outside the header middleware.
+    app.add_middleware(SiteHeaders, csp=csp, max_headers=limits.max_headers)
+    app.add_middleware(GZipMiddleware, minimum_size=500, compresslevel=6)
+    app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(limits.allowed_hosts), www_redirect=False)
+    app.state.service = service
+    return app
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on host:port (port 0: a free one); KbError if impossible."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family = infos[0][0]
+        return socket.create_server((host, port), family=family, backlog=512)
+    except OSError as exc:
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        if isinstance(exc, socket.gaierror):
+            why = exc.strerror or str(exc)
+        raise KbError(f"cannot listen on {host}:{port} ({why})") from None
+
+
+def base_url(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    if ":" in host:
+        host = f"[{host}]"
+    return f"http://{host}:{port}"
+
+
+HEAD_TOO_LARGE = (b"HTTP/1.1 431 Request Header Fields Too Large\r\ncontent-type: application/json\r\n"
+                  b"connection: close\r\ncontent-length: 38\r\n\r\n"
+                  b'{"error": "request head is too large"}')
+
+
+class GuardedProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol with a bound on each request head and a deadline for each request.
+
+    uvicorn closes idle keep-alive connections, but any byte received cancels that timer,
+    and a new connection has none: a client sending a request a byte at a time (or never
+    finishing it) would hold its connection forever, and httptools keeps a head of any
+    size. Here a deadline starts with the connection and with the first byte of each
+    request and is cancelled once the whole request has arrived; when it passes first, the
+    connection is closed. More than ``max_header_bytes`` before the head is complete is
+    answered 431 and the connection closed.
+    """
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._in_head = True
+        self._head_bytes = 0
+        self._arm()
+
+    def _arm(self) -> None:
+        if self._deadline is None:
+            timeout = getattr(self.config, "kb_request_timeout", Limits.request_timeout)
+            self._deadline = self.loop.call_later(timeout, self._expired)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expired(self) -> None:
+        self._deadline = None
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        self._arm()
+        if self._in_head:
+            self._head_bytes += len(data)
+            if self._head_bytes > getattr(self.config, "kb_max_header_bytes", Limits.max_header_bytes):
+                self._disarm()
+                self.transport.write(HEAD_TOO_LARGE)
+                self.transport.close()
+                return
+        super().data_received(data)
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        self._head_bytes = 0
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._in_head = True
+        self._disarm()
+        super().on_message_complete()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+
+def server_options(limits: Limits) -> dict[str, Any]:
+    """uvicorn's own settings for the limits (see README, "The search service")."""
+    return dict(log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5,
+                http=GuardedProtocol, timeout_keep_alive=limits.keep_alive, limit_concurrency=limits.max_connections,
+                server_header=False)
+
+
+def make_config(app: Any, limits: Limits, **extra: Any) -> Any:
+    import uvicorn
+
+    config = uvicorn.Config(app, **server_options(limits), **extra)
+    config.kb_request_timeout = limits.request_timeout  # type: ignore[attr-defined]
+    config.kb_max_header_bytes = limits.max_header_bytes  # type: ignore[attr-defined]
+    return config
+
+
+def announce(url: str) -> None:
+    print(f"牌规知识库: {url}/hans/", flush=True)
+    print(f"  繁體版 {url}/hant/ · API {url}/api/openapi.json · Ctrl-C 停止", flush=True)
+
+
+def serve_one(sock: socket.socket, cache_size: int, limits: Limits) -> None:
+    """One process: the app in this process, on uvicorn."""
+    import uvicorn
+
+    url = base_url(sock)
+
+    class Server(uvicorn.Server):
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets)
+            if self.started:
+                announce(url)
+
+    app = create_app(cache_size=cache_size, limits=limits)
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    Server(make_config(app, limits)).run(sockets=[sock])
+
+
+def worker_app() -> Starlette:
+    """The app of one worker process (``--workers N``), configured by the supervisor's environment."""
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    limits = json.loads(os.environ["KB_SERVE_LIMITS"])
+    limits["allowed_hosts"] = tuple(limits["allowed_hosts"])
+    return create_app(Path(os.environ["KB_SERVE_BUILD_DIR"]),
+                      cache_size=int(os.environ.get("KB_SERVE_CACHE_SIZE", CACHE_SIZE)), limits=Limits(**limits))
+
+
+def serve_workers(sock: socket.socket, cache_size: int, workers: int, limits: Limits) -> None:
+    """N worker processes sharing the socket, each with its own index searcher and cache."""
+    from uvicorn.supervisors.multiprocess import Multiprocess
+
+    from kb.app.build import ensure_built
+
+    out = ensure_built(None, need_site=True)  # build once, here, not in every worker
+    os.environ["KB_SERVE_BUILD_DIR"] = str(out)
+    os.environ["KB_SERVE_CACHE_SIZE"] = str(cache_size)
+    os.environ["KB_SERVE_LIMITS"] = json.dumps(asdict(limits))
+    config = make_config("kb.app.serve:worker_app", limits, factory=True, workers=workers,
+                         timeout_worker_healthcheck=30)
+
+    class Supervisor(Multiprocess):
+        def init_processes(self) -> None:
+            super().init_processes()
+            if all(p.wait_until_ready(config.timeout_worker_healthcheck, self.should_exit)
+                   for p in self.processes):
+                announce(base_url(sock))
+
+    Supervisor(config, sockets=[sock]).run()
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``kb serve``."""
+    p = argparse.ArgumentParser(prog="kb serve", description="Serve the built site and the search API.")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+                   help=f"port (default {DEFAULT_PORT}; 0 picks a free one)")
+    p.add_argument("--cache-size", type=int, default=CACHE_SIZE, metavar="N",
+                   help=f"search answers kept in memory (default {CACHE_SIZE}; 0: none)")
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="worker processes (default 1; each holds its own searcher)")
+    d = Limits()
+    p.add_argument("--search-threads", type=int, default=d.search_threads, metavar="N",
+                   help=f"threads running searches, per worker (default {d.search_threads})")
+    p.add_argument("--max-searches", type=int, default=d.max_pending, metavar="N",
+                   help=f"searches running or waiting, per worker; beyond: 503 + Retry-After (default {d.max_pending})")
+    p.add_argument("--max-connections", type=int, default=d.max_connections, metavar="N",
+                   help=f"connections and tasks per worker; beyond: 503 (default {d.max_connections})")
+    p.add_argument("--request-timeout", type=float, default=d.request_timeout, metavar="S",
+                   help=f"seconds for a request's headers and body to arrive (default {d.request_timeout:g})")
+    p.add_argument("--allowed-host", action="append", default=[], metavar="HOST",
+                   help="a Host name clients may use besides 127.0.0.1, localhost and --host (repeatable)")
+    args = p.parse_args(argv)
+    for name in ("search_threads", "max_searches", "max_connections"):
+        if not 1 <= getattr(args, name) <= 100_000:
+            p.error(f"--{name.replace('_', '-')} must be from 1 to 100000")
+    if not 0.1 <= args.request_timeout <= 3600:
+        p.error("--request-timeout must be from 0.1 to 3600 seconds")
+    hosts = tuple(dict.fromkeys([*LOCAL_HOSTS, args.host, *args.allowed_host]))
+    limits = Limits(search_threads=args.search_threads, max_pending=args.max_searches,
+                    max_connections=args.max_connections, request_timeout=args.request_timeout,
+                    allowed_hosts=hosts)
+    if not 0 <= args.port <= 65535:
+        p.error(f"--port must be from 0 to 65535, not {args.port}")
+    if args.cache_size < 0:
+        p.error("--cache-size must not be negative")
+    if not 1 <= args.workers <= 32:
+        p.error("--workers must be from 1 to 32")
+    sock = listen(args.host, args.port)  # fail fast; connections wait in the backlog meanwhile
+    try:
+        if args.workers == 1:
+            serve_one(sock, args.cache_size, limits)
+        else:
+            serve_workers(sock, args.cache_size, args.workers, limits)
+    finally:
+        sock.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

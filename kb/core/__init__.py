@@ -1,0 +1,1 @@
+"""The floor every other one stands on: records, errors, works, curated data, integrity, inputs."""

@@ -1,0 +1,1 @@
+"""Ingest: sources -> adapters -> normalise -> segment -> collate -> xref/link -> twins -> subjects; writes the records."""
