@@ -24,7 +24,8 @@ LAYERS = FLOORS
 # graph must agree): a stage imports only those before it.
 INGEST_ORDER = ("kb.ingest.sources", "kb.ingest.normalise", "kb.ingest.adapters", "kb.ingest.segment",
                 "kb.ingest.collate", "kb.ingest.invariants", "kb.ingest.xref", "kb.ingest.link",
-                "kb.ingest.twins", "kb.ingest.subjects", "kb.ingest.lint", "kb.ingest.pipeline")
+                "kb.ingest.twins", "kb.ingest.subjects", "kb.ingest.concordance", "kb.ingest.lint",
+                "kb.ingest.pipeline")
 
 # The CLI modules: entry points that nothing but the kb command (kb.app.cli) imports.
 CLI_MODULES = ("kb.search.cli", "kb.rules.cli", "kb.rules.bridge.cli", "kb.rules.mahjong.cli")

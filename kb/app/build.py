@@ -186,7 +186,6 @@ def _build_locked(out: Path, with_site: bool, with_pdf: bool) -> Path:
     from kb.core.records import write_jsonl
     from kb.core.stats import corpus_stats
     from kb.ingest.pipeline import run
-    from kb.rules.check import check_records
 
     _replaceable(out, "build")  # fail before the work, not after it
     _replaceable(site_dir(out), "site")
@@ -201,26 +200,7 @@ def _build_locked(out: Path, with_site: bool, with_pdf: bool) -> Path:
             write_jsonl(corpus.records, tmp / "records.jsonl")
             (tmp / "stats.json").write_text(json.dumps(corpus_stats(corpus), ensure_ascii=False, indent=1),
                                             encoding="utf-8")
-        # Every output reads the records file as written: it is the contract, not the objects above.
-        records = list(read_jsonl(tmp / "records.jsonl"))
-        with _stage(stages, "rules"):
-            check_records(records)
-        with _stage(stages, "index"):
-            _build_index(tmp, cache_dir(out) / "index")
-        if with_site:
-            from kb.site.build import build_site
-            from kb.site.examples_text import site_examples
-            from kb.site.linkcheck import check_site
-            with _stage(stages, "site"):
-                site = build_site(records, tmp, site_examples(records), pdf=with_pdf)
-            if with_pdf:
-                from kb.site.pdf import build_pdfs
-                with _stage(stages, "pdf"):
-                    build_pdfs(site, tmp, cache_dir(out) / "pdf")
-            with _stage(stages, "linkcheck"):
-                broken = check_site(site)
-            if broken:
-                raise KbError(f"the built site has {len(broken)} broken links; first: {broken[0]}")
+        records = outputs(tmp, cache_dir(out), stages, with_site=with_site, with_pdf=with_pdf)
         parts = integrity.DATA_PARTS + (integrity.SITE_PARTS if with_site else ())
         meta = {"fingerprint": fingerprint(), "records": len(records), "site": with_site, "pdf": with_pdf,
                 "files": integrity.checksums(tmp, parts), "stages": stages}
@@ -233,6 +213,35 @@ def _build_locked(out: Path, with_site: bool, with_pdf: bool) -> Path:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out
+
+
+def outputs(tmp: Path, cache: Path, stages: dict[str, dict[str, float]] | None = None, *,
+            with_site: bool = True, with_pdf: bool = False) -> list[Record]:
+    """Every output from ``tmp/records.jsonl`` as written (the contract, not the objects ingest made):
+    the rules' check, the search index, both editions of the site, the PDFs and the link check.
+    Returns the records read."""
+    from kb.rules.check import check_records
+    stages = {} if stages is None else stages
+    records = list(read_jsonl(tmp / "records.jsonl"))
+    with _stage(stages, "rules"):
+        check_records(records)
+    with _stage(stages, "index"):
+        _build_index(tmp, cache / "index")
+    if with_site:
+        from kb.site.build import build_site
+        from kb.site.examples_text import site_examples
+        from kb.site.linkcheck import check_site
+        with _stage(stages, "site"):
+            site = build_site(records, tmp, site_examples(records), pdf=with_pdf)
+        if with_pdf:
+            from kb.site.pdf import build_pdfs
+            with _stage(stages, "pdf"):
+                build_pdfs(site, tmp, cache / "pdf")
+        with _stage(stages, "linkcheck"):
+            broken = check_site(site)
+        if broken:
+            raise KbError(f"the built site has {len(broken)} broken links; first: {broken[0]}")
+    return records
 
 
 INDEX_CACHE_KEEP = 4   # search indexes kept in the cache (the oldest used go first)

@@ -30,6 +30,10 @@ def format_record(rec: Record, records: list[Record] | None = None) -> str:
         lines.append("被引用: " + ", ".join(rec.cited_by))
     if rec.twin:
         lines.append(f"另一译本: {rec.twin}")
+    if rec.concordance:
+        first = rec.concordance[0]
+        cites = "、".join(e["citation"] for e in rec.concordance if e["citation"]) or "—"
+        lines.append(f"{first['code']} 版: {cites} [{first['change']}] (据 {first['authority']})")
     if rec.subjects:
         lines.append("索引词: " + "、".join(rec.subjects))
     if rec.questions:

@@ -54,6 +54,8 @@ class Record:
     questions: list[str] = field(default_factory=list)  # questions it answers, as asked (kb/data/questions/)
     english: list[str] = field(default_factory=list)   # what English speakers call it (kb/data/english/)
     twin: str | None = None     # the same clause in the twin translation (kb/ingest/twins.py)
+    # what the Laws in force (2017) made of it: {code, citation, change, authority} (kb/ingest/concordance.py)
+    concordance: list[dict[str, str]] = field(default_factory=list)
 
     @property
     def fragment(self) -> bool:

@@ -21,7 +21,17 @@ def corpus_stats(corpus) -> dict[str, Any]:
         "recoveries": [{"id": r.id, **n} for r in records for n in r.notes],
         "variants": [{"id": r.id, **v} for r in records for v in r.variants],
         "footnotes": [{"id": r.id, "n": f["n"]} for r in records for f in r.footnotes],
+        "concordance": _concordance(records),
     }
+
+
+def _concordance(records) -> dict[str, dict[str, int]]:
+    """Per work with a concordance: how many of its records each change class holds."""
+    out: dict[str, Counter] = {}
+    for rec in records:
+        if rec.concordance:
+            out.setdefault(rec.work, Counter())[rec.concordance[0]["change"]] += 1
+    return {w: dict(sorted(c.items())) for w, c in out.items()}
 
 
 def format_stats(stats: dict[str, Any]) -> str:
@@ -29,6 +39,10 @@ def format_stats(stats: dict[str, Any]) -> str:
     for work, levels in stats["per_work"].items():
         out.append(f"  {work}: {sum(levels.values())} ({', '.join(f'{k} {v}' for k, v in levels.items())})")
     out.append("records per witness: " + ", ".join(f"{k} {v}" for k, v in stats["per_witness"].items()))
+    for work, changes in stats.get("concordance", {}).items():
+        mapped = sum(n for k, n in changes.items() if k != "unmapped")
+        out.append(f"  {work} against the 2017 Laws: {mapped} of {sum(changes.values())} mapped ("
+                   + ", ".join(f"{k} {v}" for k, v in changes.items()) + ")")
     out.append(f"repairs ({len(stats['repairs'])}):")
     out += [f"  {r['source']}:{r['lines'][0]}-{r['lines'][1]} {r['what']}: {r['detail']}" for r in stats["repairs"]]
     out.append(f"recoveries and notes ({len(stats['recoveries'])}):")

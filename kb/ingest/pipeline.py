@@ -1,7 +1,7 @@
 """The ingest pipeline, in the one place that names the stage order.
 
     sources → adapters → normalise → segment → collate → invariants   (ingest: the witnesses into records)
-            → link (xref) → twins → subjects                            (STAGES: each returns new records)
+            → link (xref) → twins → subjects → concordance              (STAGES: each returns new records)
 
 `run` is the whole floor: its records are what the build writes to records.jsonl, the
 contract every output (search index, site, rules pages) reads as written.
@@ -18,6 +18,7 @@ from kb.core.errors import KbError
 from kb.core.records import Record
 from kb.ingest.adapters import Adapted, adapt
 from kb.ingest.collate import collate_bridge, collate_mahjong
+from kb.ingest.concordance import attach_concordance
 from kb.ingest.invariants import check_corpus
 from kb.ingest.link import link_records
 from kb.ingest.segment import bridge, mahjong
@@ -62,6 +63,7 @@ STAGES: tuple[tuple[str, Callable[[list[Record]], list[Record]]], ...] = (
     ("link", link_records),
     ("twins", attach_twins),
     ("subjects", attach_subjects),
+    ("concordance", attach_concordance),
 )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from kb.core import works
 from kb.core.records import LOST_MARK, Record
+from kb.ingest.concordance import UNCITED, codes, display_citation
 from kb.ingest.normalise import to_hant, ui_text
 from kb.site.example_html import example_html
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, anchor_of, relative
@@ -33,6 +34,9 @@ START_CHARS = 12        # how much of a witness's reading its 出处 line quotes
 # What 〔 〕 and □ mean, said under the clauses of a page that has them (and under search results)
 LEGEND = {"〔": "〔 〕：所据抄本在此处缺字，由编者补出（依据见该款的“出处”）；带“？”的是推测，不作链接。",
           LOST_MARK: f"{LOST_MARK}：所据抄本失去了此处的条款号，无从补出，不作链接。"}
+# What the Laws in force made of a clause (kb/ingest/concordance.py), said under it.
+IN_FORCE_WORDS = {"same": "规定相同", "reworded": "规定相同，措辞或编号有变", "changed": "规定有实质变化",
+                  "removed": "已无此规定", "unmapped": "对应条款尚待核定"}
 NOTE_KINDS = {"recovery": "补出", "loss": "缺文", "emendation": "校改", "repair": "修复", "fragment": "残篇"}
 
 
@@ -49,6 +53,7 @@ class Renderer:
         self.slots = slots
         self._slot_names = itertools.count(len(slots or ()))
         self.works = {w.id: w for w in works.all_works()}
+        self.codes = codes()
 
     # -- script ----------------------------------------------------------------------------
     def t(self, simplified: str) -> str:
@@ -173,7 +178,38 @@ class Renderer:
             # authority's own: （据 1997年规则结构中的位置（本库的条款大纲））)
             details.append(f"{self.t(NOTE_KINDS.get(n['kind'], '注'))}：{esc(self.t(n['what'].rstrip('。')))}。"
                            f"{self.t('据')}{gap}{esc(self.t(n['from']))}")
+        if rec.concordance:     # what the line under the clause rests on (the editor's reading, in English)
+            first = rec.concordance[0]
+            details.append(f"{esc(first['code'])} {self.t('版对照的依据')}：{esc(first['authority'])}")
         return details
+
+    def in_force(self, rec: Record) -> str:
+        """One line under a clause: its citation in the code in force and how the rule changed, linked
+        to the public text of that law (marked so the eye catches a changed rule); "" if not mapped."""
+        if not rec.concordance:
+            return ""
+        first = rec.concordance[0]
+        code = self.codes[first["code"]]
+        change = first["change"]
+        label = f"{first['code']} {self.t('版')}"
+        if change in UNCITED:
+            said = self.t(IN_FORCE_WORDS[change])
+        else:
+            links = "、".join(f'<a class="kb-in-force-ref" href="{html.escape(code.law_url(e["citation"]), quote=True)}">'
+                             f"{_text(display_citation(e['citation']))}</a>" for e in rec.concordance)
+            said = f"{links}，{self.t(IN_FORCE_WORDS[change])}"
+        mark = '<span class="kb-in-force-mark" aria-hidden="true">⚠</span> ' if change == "changed" else ""
+        return f'<p class="kb-in-force kb-in-force-{change}">{mark}{label}：{said}</p>'
+
+    def code_note(self, work: str) -> str:
+        """Above a bridge book's pages: which code it translates, and that another is in force."""
+        mapped = [c for c in self.codes.values() if c.in_force]
+        if not mapped or not any(r.concordance for r in self.layout.by_work.get(work, ())):
+            return ""
+        code = mapped[0]
+        words = (f"本书译自 1997 年版规则；裁判现依{code.name_hans}。每款下注明它在 {code.id} 版中的条款，"
+                 "⚠ 标出规定有实质变化之处。")
+        return f'<p class="kb-code-note">{_text(self.t(words))}</p>\n'
 
     def badge(self, rec: Record) -> str:
         """The marks on the 出处 marker: a variant, a restoration, ..."""
@@ -190,7 +226,7 @@ class Renderer:
 
     def meta(self, rec: Record, page: str) -> str:
         """Backlinks and footnotes in view; sources, variants and notes behind one small 出处 marker."""
-        lines = []
+        lines = [self.in_force(rec) + "\n"] if rec.concordance else []
         links = [f"[{escape(label)}]({href})" for label, href in self.cited_by(rec, page)]
         if links:
             lines.append(f'<p class="kb-cited-by" markdown="1">{self.t("被引用")}：{" · ".join(links)}</p>\n')
@@ -252,6 +288,7 @@ class Renderer:
         for cid in rec.cited_by:
             if cid in self.layout.by_id:
                 strings.append(self.layout.by_id[cid].citation)
+        strings += [e["authority"] for e in rec.concordance]
         return not any(_NOT_PLAIN.search(x) for x in strings if x)
 
     def body_html(self, rec: Record, page: str) -> str:
@@ -260,6 +297,8 @@ class Renderer:
         text = self.text_html(rec, page)
         if text:
             out.append(f"<p>{text}</p>")
+        if rec.concordance:
+            out.append(self.in_force(rec))
         links = [f'<a href="{page_url(page, href)}">{_text(label)}</a>' for label, href in self.cited_by(rec, page)]
         if links:
             out.append(f'<p class="kb-cited-by">{self.t("被引用")}：{" · ".join(links)}</p>')
@@ -308,7 +347,7 @@ class Renderer:
     def law_page(self, page: str, records: list[Record]) -> str:
         law = records[0]
         head = "".join(f'<p class="kb-heading">{escape(self.t(h))}</p>\n' for h in law.heading)
-        out = [self.book_head(law.work) + head]
+        out = [self.book_head(law.work) + head, self.code_note(law.work)]
         if law.fragment:
             # said above the text, which begins mid-sentence: what is kept, and why no more is
             what = next(n["what"] for n in law.notes if n.get("kind") == "fragment")
@@ -329,7 +368,7 @@ class Renderer:
 
     def work_index(self, work: str, subjects: str | None = None) -> str:
         out = [front_matter(title=self.t(WORK_TITLES[work][0])), f"# {self.t(WORK_TITLES[work][0])}\n",
-               self.pdf_link(work), self.subjects_link(subjects)]
+               self.code_note(work), self.pdf_link(work), self.subjects_link(subjects)]
         for law in self.layout.laws(work):
             for h in law.heading:
                 out.append(f"\n## {escape(self.t(h))}\n")

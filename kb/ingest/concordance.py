@@ -1,0 +1,110 @@
+"""Stage: the concordance. Each clause of a bridge book gains `concordance`: what the code in force
+(the 2017 Laws) made of it.
+
+The books translate the 1997 Laws; directors now rule by the 2017 Laws. An editor reads each
+clause's words beside the 2017 text and records, per clause, the 2017 citation(s) it became and how:
+
+    same      the same rule
+    reworded  the same effect in new words, or under a new letter or number
+    changed   a different rectification, condition or scope: a director rules differently
+    removed   no 2017 counterpart
+    unmapped  the texts read do not settle it (shown so; never a guess presented as a mapping)
+
+Data: ``kb/data/concordance/<work>.tsv`` (optional per work; where present it covers every record
+of the work), ``id<TAB>citation<TAB>change<TAB>authority``: the 2017 citation compact as the records'
+ids are (27B1b; several separated by ``,``; empty exactly when removed or unmapped) and the
+authority (the 2017 page and words read, and the 1997 text read against). The codes are declared in
+``kb/data/concordance/codes.toml``.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from kb.core import works
+from kb.core.curated import DATA_DIR, Table, read_table
+from kb.core.errors import KbError
+from kb.core.records import Record
+
+CHANGES = ("same", "reworded", "changed", "removed", "unmapped")
+UNCITED = ("removed", "unmapped")
+CODE = "2017"
+CITATION = re.compile(r"\d{1,2}(?:[A-Z](?:\d{1,2}[a-z]?)?)?")
+
+
+@dataclass(frozen=True)
+class Code:
+    """A code of the Laws the books are mapped to."""
+
+    id: str
+    name_hans: str
+    name_en: str
+    in_force: bool
+    url: str
+
+    def law_url(self, citation: str) -> str:
+        """The public text of the law a citation is in: 27B1b -> its law 27's page."""
+        m = re.match(r"\d+", citation)
+        if m is None:
+            raise KbError(f"concordance: '{citation}' names no law")
+        return self.url.format(law=int(m.group()))
+
+
+def table(work_id: str) -> Table:
+    return Table(f"concordance/{work_id}.tsv", ("id", "citation", "change", "authority"), unique=("id",),
+                 enums={"change": CHANGES}, may_be_empty=("citation",))
+
+
+def codes(root: Path | None = None) -> dict[str, Code]:
+    path = (root or DATA_DIR) / "concordance" / "codes.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return {cid: Code(cid, c["name_hans"], c["name_en"], bool(c["in_force"]), c["url"])
+                for cid, c in data["code"].items()}
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise KbError(f"{path}: {exc}") from None
+
+
+def attach_concordance(records: list[Record], root: Path | None = None) -> list[Record]:
+    """New records, each clause of a work with a concordance file carrying its rows' entries."""
+    if CODE not in codes(root):
+        raise KbError(f"kb/data/concordance/codes.toml: no code '{CODE}'")
+    found: dict[str, list[dict[str, str]]] = {}
+    for work in works.all_works():
+        t = table(work.id)
+        if not t.file(root).is_file():
+            continue
+        mine = {r.id for r in records if r.work == work.id}
+        for row in read_table(t, root):
+            found[row["id"]] = _entries(row["id"], row["citation"], row["change"], row["authority"], row.where, mine,
+                                        work.id)
+        missing = [rid for rid in (r.id for r in records if r.work == work.id) if rid not in found]
+        if missing:
+            raise KbError(f"{t.file(root)}: {len(missing)} records of '{work.id}' have no row, first '{missing[0]}' "
+                          "(a clause not settled is a row with change 'unmapped')")
+    return [replace(rec, concordance=found.get(rec.id, [])) for rec in records]
+
+
+def _entries(rid: str, cell: str, change: str, authority: str, where: str, mine: set[str],
+             work: str) -> list[dict[str, str]]:
+    if rid not in mine:
+        raise KbError(f"{where}: no record '{rid}' in work '{work}'")
+    if not authority.strip():
+        raise KbError(f"{where}: '{rid}' has no authority")
+    cites = [c.strip() for c in cell.split(",")] if cell.strip() else []
+    if change in UNCITED and cites:
+        raise KbError(f"{where}: '{rid}' is {change} but names a 2017 citation ({cell})")
+    if change not in UNCITED and not cites:
+        raise KbError(f"{where}: '{rid}' is {change} but names no 2017 citation")
+    for c in cites:
+        if not CITATION.fullmatch(c):
+            raise KbError(f"{where}: '{c}' is not a compact citation (like 27B1b)")
+    base = {"code": CODE, "change": change, "authority": authority.strip()}
+    return [{**base, "citation": c} for c in cites] or [{**base, "citation": ""}]
+
+
+def display_citation(compact: str) -> str:
+    """A compact citation as people write it: 27B1b -> 27B1(b), 45C -> 45C."""
+    return re.sub(r"(\d[A-Z]\d{1,2})([a-z])$", r"\1(\2)", compact)
