@@ -103,3 +103,14 @@ def test_an_index_without_term_counts_is_refused(tmp_path: Path, monkeypatch: py
     monkeypatch.setattr(search_index, "term_counts", lambda fields, lex, body: {"title": {}, "text": {}})
     with pytest.raises(KbError, match=r"index: document 0 of the search index has no term counts"):
         open_index(FIXTURE, tmp_path / "index")
+
+
+def test_the_search_fixture_is_what_its_command_makes_of_the_build(session_build):
+    """tests/fixtures/search_records.jsonl is regenerated from the build by tests/make_search_fixture.py,
+    never edited by hand: it must equal that command's output for the session's build."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from make_search_fixture import FIXTURE, projection
+    want = projection(session_build / "records.jsonl")
+    got = FIXTURE.read_text(encoding="utf-8")
+    assert got == want, "stale fixture: run .venv/bin/python tests/make_search_fixture.py after kb build"
