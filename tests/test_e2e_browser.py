@@ -542,6 +542,26 @@ def test_file_download_opens_from_disk(browser, tmp_path):
     assert not errors, errors
 
 
+def test_the_site_opened_from_disk_follows_its_links_to_pages(browser):
+    """The built site itself opened from disk (file://, not the offline zip): a link to a page opens
+    the page, not the browser's listing of its folder (kb.js points folder links at index.html)."""
+    context = browser.new_context(locale="zh-CN", viewport={"width": 412, "height": 900})
+    errors: list[str] = []
+    try:
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto((SITE / "hans" / "cbr1999" / "index.html").resolve().as_uri())
+        page.locator(".md-content a[href$='law-45/index.html']").first.click()
+        page.wait_for_url(re.compile(r"^file:.*/cbr1999/law-45/index\.html$"))
+        assert page.locator("[id='45C4b']").count() == 1
+        page.locator(".md-content a[href*='law-47/index.html#']").first.click()
+        page.wait_for_url(re.compile(r"^file:.*/law-47/index\.html#47[A-Z]"))
+    finally:
+        context.close()
+    assert not errors, errors
+
+
 def test_cold_law_page_on_a_phone_is_light(browser):
     sys.path.insert(0, str(ROOT / "bench"))
     from page_weight import measure, serve

@@ -79,6 +79,19 @@
       }).catch(function () {});
     });
   }
+  // Opened from disk (file://), a link to a folder shows the browser's listing of that folder: the
+  // site's links to a folder go to the folder's index.html instead, those in the page at load and
+  // those added later (search results) when followed. A static host and the offline zip need no help.
+  function toIndexFile(a) {
+    if (a.protocol === "file:" && /\/$/.test(a.pathname)) a.href = a.href.replace(/\/(?=[?#]|$)/, "/index.html");
+  }
+  if (fileMode) {
+    Array.prototype.forEach.call(document.querySelectorAll("a[href]"), toIndexFile);
+    document.addEventListener("click", function (event) {
+      var a = event.target.closest && event.target.closest("a[href]");
+      if (a) toIndexFile(a);
+    }, true);
+  }
   document.addEventListener("click", function (event) {
     var a = event.target.closest && event.target.closest('a[type="application/pdf"]');
     if (!a) return;
