@@ -310,3 +310,27 @@ def test_a_one_character_reference_is_a_thumb_sized_target(browser, static_site)
         assert hit == "#43A2", (dx, dy, hit)
     context.close()
     assert not errors, errors
+
+
+TARGETS = """() => [...document.querySelectorAll('.md-content a[href], .md-content button, .md-content summary')]
+  .filter(a => { const r = a.getBoundingClientRect(); return r.width && r.height && getComputedStyle(a).visibility !== 'hidden'; })
+  .map(a => { const r = a.getBoundingClientRect(), st = getComputedStyle(a), after = getComputedStyle(a, '::after');
+    const inline = st.display === 'inline';
+    const reach = inline && after.content !== 'none' && after.position === 'absolute' ? -parseFloat(after.top) : 0;
+    return {text: a.textContent.trim().slice(0, 12), w: r.width, h: r.height, inline, reach}; })"""
+
+
+@pytest.mark.parametrize("path", ["hans/search/?q=明手", "hans/twmj16/", "hant/twmj16/patterns/", "hans/cbr1999/law-64/",
+                                  "hans/rules/", "hant/"])
+def test_every_target_is_24_px_on_a_phone_and_a_link_in_text_reaches_past_its_line(browser, static_site, path):
+    """WCAG 2.2's 24 px: every link, button and summary of the page's content on a phone is at least
+    24 px each way; a link in running text (exempt from that rule) keeps its line and reaches at
+    least 0.25 em above and below it for a thumb."""
+    context, pg, errors = new_page(browser, PHONE)
+    pg.goto(f"{static_site}/{path}", wait_until="load")
+    pg.wait_for_timeout(300)
+    small = [t for t in pg.evaluate(TARGETS)
+             if (t["inline"] and t["reach"] < 4) or (not t["inline"] and (t["w"] < 24 or t["h"] < 24))]
+    context.close()
+    assert not errors, errors
+    assert not small, small[:5]

@@ -59,6 +59,7 @@ class Layout:
         self.by_work: dict[str, list[Record]] = defaultdict(list)
         self.by_work_law: dict[tuple[str, int | None], list[Record]] = defaultdict(list)
         self.holders: dict[int, set[str]] = defaultdict(set)     # law number -> works holding the law
+        self.parents: set[str] = {rec.parent for rec in records if rec.parent}   # records with clauses under them
         for rec in records:
             self.by_work[rec.work].append(rec)
             self.by_work_law[(rec.work, rec.law)].append(rec)

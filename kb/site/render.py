@@ -192,12 +192,16 @@ class Renderer:
         code = self.codes[first["code"]]
         change = first["change"]
         label = f"{first['code']} {self.t('版')}"
+        # a heading (no text of its own, clauses under it): its class is that of what stands under it
+        words = IN_FORCE_WORDS[change]
+        if not rec.text_hans and change == "changed" and rec.id in self.layout.parents:
+            words = "其下有规定变化"
         if change in UNCITED:
-            said = self.t(IN_FORCE_WORDS[change])
+            said = self.t(words)
         else:
             links = "、".join(f'<a class="kb-in-force-ref" href="{html.escape(code.law_url(e["citation"]), quote=True)}">'
                              f"{_text(display_citation(e['citation']))}</a>" for e in rec.concordance)
-            said = f"{links}，{self.t(IN_FORCE_WORDS[change])}"
+            said = f"{links}，{self.t(words)}"
         mark = '<span class="kb-in-force-mark" aria-hidden="true">⚠</span> ' if change == "changed" else ""
         return f'<p class="kb-in-force kb-in-force-{change}">{mark}{label}：{said}</p>'
 
