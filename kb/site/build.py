@@ -92,7 +92,7 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         write(f"{work}/{SUBJECTS_PAGE}", subject_page(r, work))
         return [{r.t("索引"): f"{work}/{SUBJECTS_PAGE}"}]
 
-    nav: list = [{r.t("首页"): "index.md"}, {r.t("检索"): "search.md"}]
+    nav: list = [{r.t("首页"): "index.md"}, {r.t("检索"): "search.md"}, {r.t("使用指南"): "guide.md"}]
     for work in works.of_kind("bridge"):
         entries: list = [f"{work.id}/index.md", *subjects(work.id)]
         write(f"{work.id}/index.md", r.work_index(work.id, SUBJECTS_PAGE if len(entries) > 1 else None))
