@@ -23,7 +23,7 @@ the same way, so it is not penalised for listing twins apart.
 Tuning sets (by default every one, ``tuning_files``): bench/queries.tsv, then every
 bench/tuning*.tsv in order; held-out sets (by default every one): every bench/heldout*.tsv in
 order. Each set after the first of its kind was written by a fresh writer from the records'
-titles and texts alone; its header says how it was written, and README lists the
+titles and texts alone; its header says how it was written, and CONTRIBUTING.md lists the
 sets with their sizes and figures. Only aggregate figures are printed for the held-out sets;
 ``--verbose`` lists per-query ranks of the tuning sets alone. Latency: in-process p50/p95 over every question of all the
 sets after one warm-up pass; fresh process: wall and CPU time of ``kb search QUERY`` in

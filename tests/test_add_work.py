@@ -3,7 +3,7 @@
 The work "demo" is a small sectioned rule book in the bullet-list format the mahjong witness
 uses, so no new adapter is needed. It is added by data alone: a [[work]] entry in a copy of
 kb/data/works.toml, its section table, and its source in a copy of the sources' manifest.
-See docs/adding-a-work.md.
+See CONTRIBUTING.md, "Adding a rule book".
 """
 from __future__ import annotations
 

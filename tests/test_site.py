@@ -582,11 +582,35 @@ def test_the_traditional_edition_uses_taiwan_interface_wording(built):
     from kb.core.curated import read_table
     from kb.ingest.normalise import UI_USAGE
     _, site = built
-    pages = [page(site, "hant", p) for p in ("", "cbr1999/law-45", "rules", "rules/bridge", "search")]
+    pages = [page(site, "hant", p) for p in ("", "cbr1999/law-45", "rules", "rules/bridge", "search", "guide")]
     text = "\n".join(pages)
     for row in read_table(UI_USAGE):
         assert row["usual_form"] in text, (row.where, row["usual_form"])
         assert row["s2tw_form"] not in text.replace(row["usual_form"], ""), (row.where, row["s2tw_form"])
+
+
+def test_the_users_guide_is_in_both_editions_linked_from_home_and_nav(built):
+    """docs/guide.md (written in Simplified) is a page of each edition, in its script and, in the
+    Traditional one, Taiwan's words; the home page and every page's navigation link it."""
+    _, site = built
+    for edition, title, words, not_words in (
+            ("hans", "使用指南", ("检索", "离线", "1997 年版", "对照页"), ("搜尋",)),
+            ("hant", "使用指南", ("搜尋", "離線", "裝置", "列印", "1997 年版", "對照頁"), ("检索", "檢索", "設備", "打印"))):
+        guide = page(site, edition, "guide")
+        article = guide[guide.index("<article"):guide.index("</article>")]
+        assert "<h1" in article and title in article
+        for word in words:
+            assert word in article, (edition, word)
+        for word in not_words:
+            assert word not in article, (edition, word)
+        assert re.search(r'href="(\./)?guide/"', page(site, edition, "")), edition       # the home page
+        law = page(site, edition, "cbr1999/law-45")
+        nav = law[law.index("md-nav--primary"):law.index("md-sidebar--secondary")]
+        assert 'href="../../guide/"' in nav, edition
+        # the guide's own links reach the pages it describes (kb check holds every link)
+        for target in ("search/?q=", "cbr1999/law-45/#45C4b", "compare/law-43/#43B2a", "rules/mahjong/",
+                       "rules/bridge/", "cbr1999/subjects/"):
+            assert f'href="../{target}' in article, (edition, target)
 
 
 @pytest.mark.parametrize("worker", ["edition", "root"])

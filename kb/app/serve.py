@@ -19,7 +19,7 @@ most ``max_pending`` searches may be running or waiting, beyond that the answer 
 503 with Retry-After. Answers are cached by their normalised arguments in an LRU bounded
 by entries and bytes (the index never changes while serving).
 
-Protection (see README, "The search service"): uvicorn's httptools protocol with a bound
+Protection (see ARCHITECTURE.md, "The search service"): uvicorn's httptools protocol with a bound
 on the request head, its keep-alive timeout, a deadline for each request's head and body
 (a half-sent request is cut off), uvicorn's connection limit (503 beyond it), query cost
 limits (quoted phrases, terms), an allowed-hosts check, gzip, cache headers, a CSP with
@@ -622,7 +622,7 @@ class GuardedProtocol(HttpToolsProtocol):
 
 
 def server_options(limits: Limits) -> dict[str, Any]:
-    """uvicorn's own settings for the limits (see README, "The search service")."""
+    """uvicorn's own settings for the limits (see ARCHITECTURE.md, "The search service")."""
     return dict(log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5,
                 http=GuardedProtocol, timeout_keep_alive=limits.keep_alive, limit_concurrency=limits.max_connections,
                 server_header=False)
@@ -691,8 +691,8 @@ def serve_workers(sock: socket.socket, cache_size: int, workers: int, limits: Li
     Supervisor(config, sockets=[sock]).run()
 
 
-def main(argv: list[str]) -> int:
-    """Entry point of ``kb serve``."""
+def make_parser() -> argparse.ArgumentParser:
+    """The parser of ``kb serve`` (its defaults: ``Limits``)."""
     p = argparse.ArgumentParser(prog="kb serve", description="Serve the built site and the search API.")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=DEFAULT_PORT,
@@ -712,6 +712,12 @@ def main(argv: list[str]) -> int:
                    help=f"seconds for a request's headers and body to arrive (default {d.request_timeout:g})")
     p.add_argument("--allowed-host", action="append", default=[], metavar="HOST",
                    help="a Host name clients may use besides 127.0.0.1, localhost and --host (repeatable)")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of ``kb serve``."""
+    p = make_parser()
     args = p.parse_args(argv)
     for name in ("search_threads", "max_searches", "max_connections"):
         if not 1 <= getattr(args, name) <= 100_000:

@@ -7,12 +7,18 @@ import json
 from kb.rules.catalogue import entries, format_text
 
 
-def main(argv: list[str]) -> int:
-    """``rules list [--json]``; 0 ok, 2 bad arguments."""
+def make_parser() -> argparse.ArgumentParser:
+    """The parser of ``kb rules``."""
     parser = argparse.ArgumentParser(prog="kb rules", description="规则代码目录：每项裁定的命令、说明与所据条款")
     sub = parser.add_subparsers(dest="command", required=True)
     ls = sub.add_parser("list", help="列出所有已编码的裁定")
     ls.add_argument("--json", action="store_true", help="输出 JSON")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """``rules list [--json]``; 0 ok, 2 bad arguments."""
+    parser = make_parser()
     args_in = list(argv)
     if args_in[:1] == ["rules"]:
         args_in = args_in[1:]

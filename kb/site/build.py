@@ -47,8 +47,6 @@ UNUSED = ("assets/javascripts/lunr", "assets/javascripts/workers", "search/searc
 # Stylesheets and scripts of docs/assets on every page (as fingerprinted copies), in order.
 EXTRA_CSS = ("kb.css", "search.css", "reading.css", "print.css")
 EXTRA_JAVASCRIPT = ("kb.js", "clause.js")
-# Guides for developers kept in docs/ beside the site's hand-written pages, not published.
-DEVELOPER_DOCS = ("adding-a-work.md",)
 SCRATCH = Path("/dev/shm")     # a RAM disk, where the system has one
 PR_SET_PDEATHSIG = 1
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -68,7 +66,7 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         raise KbError(f"{hand}: missing (run kb from the repository checkout)")
     for path in hand.rglob("*"):
         rel = path.relative_to(hand)
-        if not path.is_file() or rel.parts[0] == "assets" or rel.name in DEVELOPER_DOCS:
+        if not path.is_file() or rel.parts[0] == "assets":
             continue
         dest = docs / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -94,7 +92,7 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         write(f"{work}/{SUBJECTS_PAGE}", subject_page(r, work))
         return [{r.t("索引"): f"{work}/{SUBJECTS_PAGE}"}]
 
-    nav: list = [{r.t("首页"): "index.md"}, {r.t("检索"): "search.md"}]
+    nav: list = [{r.t("首页"): "index.md"}, {r.t("检索"): "search.md"}, {r.t("使用指南"): "guide.md"}]
     for work in works.of_kind("bridge"):
         entries: list = [f"{work.id}/index.md", *subjects(work.id)]
         write(f"{work.id}/index.md", r.work_index(work.id, SUBJECTS_PAGE if len(entries) > 1 else None))

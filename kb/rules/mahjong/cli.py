@@ -77,8 +77,8 @@ def read_hand(text: str, label: str) -> Any:
     return parse_line(lines[0])
 
 
-def main(argv: list[str]) -> int:
-    """``mahjong score FILE|-|--hand LINE [--json]``, ``mahjong settle FILE|- [--json]``; bad input → one line, exit 2."""
+def make_parser() -> argparse.ArgumentParser:
+    """The parser of ``kb mahjong`` (its two subcommands)."""
     parser = _Parser(prog="kb mahjong", description="台湾十六张麻将计台与结算",
                      epilog=NOTATION_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -91,6 +91,12 @@ def main(argv: list[str]) -> int:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("file", metavar="FILE", help="结算 JSON 文件，- 为标准输入")
     s.add_argument("--json", action="store_true", help="输出 JSON")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """``mahjong score FILE|-|--hand LINE [--json]``, ``mahjong settle FILE|- [--json]``; bad input → one line, exit 2."""
+    parser = make_parser()
     argv = list(argv)
     if argv[:1] == ["mahjong"]:
         argv = argv[1:]
