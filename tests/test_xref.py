@@ -632,8 +632,9 @@ def test_no_import_cycles_in_the_ingest_and_xref_stages() -> None:
     import ast
 
     root = Path(__file__).resolve().parent.parent / "kb"
-    mine = [*root.glob("xref/*.py"), *root.glob("adapters/*.py"), *root.glob("segment/*.py"),
-            *(root / f for f in ("collate.py", "link.py", "records.py", "normalise.py", "lint.py"))]
+    ingest = root / "ingest"
+    mine = [*ingest.glob("xref/*.py"), *ingest.glob("adapters/*.py"), *ingest.glob("segment/*.py"),
+            *(ingest / f for f in ("collate.py", "link.py", "normalise.py", "lint.py")), root / "core" / "records.py"]
 
     def name(path: Path) -> str:
         parts = path.relative_to(root.parent).with_suffix("").parts

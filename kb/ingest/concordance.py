@@ -32,6 +32,8 @@ CHANGES = ("same", "reworded", "changed", "removed", "unmapped")
 UNCITED = ("removed", "unmapped")
 CODE = "2017"
 CITATION = re.compile(r"\d{1,2}(?:[A-Z](?:\d{1,2}[a-z]?)?)?")
+# An authority is plain text, shown as written in both editions' 出处 (no markup characters, no runs of spaces)
+UNPLAIN = re.compile(r"[\\`<>|~&{}]|\s\s")
 
 
 @dataclass(frozen=True)
@@ -93,6 +95,9 @@ def _entries(rid: str, cell: str, change: str, authority: str, where: str, mine:
         raise KbError(f"{where}: no record '{rid}' in work '{work}'")
     if not authority.strip():
         raise KbError(f"{where}: '{rid}' has no authority")
+    bad = UNPLAIN.search(authority)
+    if bad:
+        raise KbError(f"{where}: '{rid}': its authority holds {bad.group(0)!r}: write it as plain text (→ for ->, and for &)")
     cites = [c.strip() for c in cell.split(",")] if cell.strip() else []
     if change in UNCITED and cites:
         raise KbError(f"{where}: '{rid}' is {change} but names a 2017 citation ({cell})")
