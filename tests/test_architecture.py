@@ -23,7 +23,8 @@ LAYERS = FLOORS
 # Within a floor, the order the ingest stages run in (kb.ingest.pipeline.STAGES names it; the
 # graph must agree): a stage imports only those before it.
 INGEST_ORDER = ("kb.ingest.sources", "kb.ingest.normalise", "kb.ingest.adapters", "kb.ingest.segment",
-                "kb.ingest.collate", "kb.ingest.settle", "kb.ingest.invariants", "kb.ingest.xref", "kb.ingest.link",
+                "kb.ingest.collate", "kb.ingest.settle", "kb.ingest.invariants",
+                "kb.ingest.fingerprints", "kb.ingest.xref", "kb.ingest.link",
                 "kb.ingest.twins", "kb.ingest.subjects", "kb.ingest.lint", "kb.ingest.pipeline")
 
 # The CLI modules: entry points that nothing but the kb command (kb.app.cli) imports.

@@ -36,6 +36,7 @@ from pathlib import Path
 from kb.core import integrity
 from kb.core.errors import KbError
 from kb.core.records import Record, read_jsonl
+from kb.ingest.fingerprints import path as fingerprints_path
 from kb.ingest.sources import sources_dir
 
 PACKAGE = Path(__file__).resolve().parents[1]   # the kb package
@@ -85,6 +86,10 @@ def fingerprint() -> str:
             if path.is_file() and "__pycache__" not in path.parts:
                 h.update(str(path).encode())
                 h.update(path.read_bytes())
+    pins = fingerprints_path()                  # $KB_FINGERPRINTS may name a file outside kb/data
+    if PACKAGE not in pins.parents and pins.is_file():
+        h.update(str(pins).encode())
+        h.update(pins.read_bytes())
     mk = PACKAGE.parent / "mkdocs.yml"
     if mk.is_file():
         h.update(mk.read_bytes())
@@ -185,6 +190,7 @@ def _stage(stages: dict[str, dict[str, float]], name: str) -> Iterator[None]:
 def _build_locked(out: Path, with_site: bool, with_pdf: bool) -> Path:
     from kb.core.records import write_jsonl
     from kb.core.stats import corpus_stats
+    from kb.ingest.fingerprints import check_fingerprints
     from kb.ingest.pipeline import run
     from kb.rules.check import check_records
 
@@ -205,6 +211,8 @@ def _build_locked(out: Path, with_site: bool, with_pdf: bool) -> Path:
         records = list(read_jsonl(tmp / "records.jsonl"))
         with _stage(stages, "rules"):
             check_records(records)
+        with _stage(stages, "fingerprints"):     # the published text is what kb/data/fingerprints.tsv pins
+            check_fingerprints(records, previous=out / "records.jsonl")
         with _stage(stages, "index"):
             _build_index(tmp, cache_dir(out) / "index")
         if with_site:
