@@ -102,6 +102,22 @@ def test_re_pinned_damage_fails_until_accepted(clean_build, source_copy, pins, t
     assert again.stdout == "" and "nothing changed" in again.stderr
 
 
+@pytest.mark.parametrize("sigil, line, old, new, rid, was, now", [
+    ("004", 77, "任何", "任佔", "cbr1999:46B4", "打任何合法", "打任占合法"),
+    ("000", 9, "首引牌", "首引牍", "cbr1999:41A", "的首引牌，只有", "的首引牍，只有"),
+])
+def test_without_an_earlier_build_the_other_witness_shows_the_old_text(source_copy, pins, sigil, line, old, new,
+                                                                         rid, was, now):
+    """A fresh checkout has no build to quote: the other witness's reading, put back, gives the pinned text."""
+    from kb.ingest.pipeline import run
+    _damage(source_copy, sigil, line, old, new)
+    with pytest.raises(KbError) as err:
+        fp.check_fingerprints(run(source_copy.folder).records)
+    message = str(err.value)
+    assert message.startswith(f"{rid}: published text changed: text_hans 「") and "\n" not in message
+    assert message.index(was) < message.index(" → ") < message.index(now)
+
+
 def test_damage_the_witnesses_settle_changes_no_published_text(source_copy, pins):
     """任何→任佔 in 004's Law 44A: 000 and 002 read 任何, so the text does (and the build passes)."""
     from kb.ingest.pipeline import run

@@ -22,6 +22,7 @@ A work with no row at all (a new rule book) fails the build with a line that say
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import os
@@ -170,9 +171,10 @@ def compare(records: list[Record], previous: Path | None = None) -> list[Change]
         if old is None:
             old = _previous(previous)
         was = old.get(rec.id)
-        changes.append(Change(rec.id, "changed", _line(name, row), rec,
-                              was if was is not None and digests(was) == pinned else None,
-                              pinned, explained=_emended_from(rec, pinned)))
+        if was is None or digests(was) != pinned:
+            was = _from_witnesses(rec, pinned)
+        changes.append(Change(rec.id, "changed", _line(name, row), rec, was, pinned,
+                              explained=_emended_from(rec, pinned)))
     built = {r.id for r in records}
     changes += [Change(rid, "gone", _line(name, row)) for rid, row in rows.items() if rid not in built]
     return changes
@@ -213,6 +215,30 @@ def accept(records: list[Record], previous: Path | None = None) -> list[Change]:
     finally:
         tmp.unlink(missing_ok=True)
     return changes
+
+
+def _from_witnesses(rec: Record, pinned: tuple[str, str]) -> Record | None:
+    """The pinned reading, where another witness's reading of a character or few, put in place of the
+    published one, gives it (a damage to the witness the text is taken from: the old text even
+    without an earlier build); else None."""
+    from kb.ingest.normalise import to_hans, to_hant
+    from kb.ingest.settle import LOST_DIGITS, Alignment
+    for field in ("text", "title"):
+        published = getattr(rec, f"{field}_hans")
+        own = [(w.sigil, to_hans(getattr(w, field))) for w in rec.witnesses]
+        own = [(sigil, t) for sigil, t in own if t]
+        strip = bool(own) and own[0][0] in LOST_DIGITS
+        for sigil, reading in own[1:]:
+            al = Alignment(published, reading, strip or sigil in LOST_DIGITS)
+            for start, end in al.substitutions():
+                other = al.reads(start, end)
+                if other is None:
+                    continue
+                candidate = published[:start] + other + published[end:]
+                was = dataclasses.replace(rec, **{f"{field}_hans": candidate, f"{field}_hant": to_hant(candidate)})
+                if digests(was)[0] == pinned[0]:
+                    return was
+    return None
 
 
 def _emended_from(rec: Record, pinned: tuple[str, str]) -> bool:

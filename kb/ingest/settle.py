@@ -70,7 +70,7 @@ def settle(published: str, readings: list[tuple[str, str]], twin: tuple[str, str
     if len(readings) < 2 or not published:
         return published, []
     source = readings[0][0]
-    aligned = [(sigil, _Alignment(published, own, sigil in LOST_DIGITS or source in LOST_DIGITS))
+    aligned = [(sigil, Alignment(published, own, sigil in LOST_DIGITS or source in LOST_DIGITS))
                for sigil, own in readings]
     places = sorted({place for _, al in aligned[1:] for place in al.substitutions()})
     changes: list[tuple[int, int, str, dict[str, list[str]]]] = []
@@ -140,7 +140,7 @@ def _form_range(index: list[int], start: int, end: int) -> tuple[int, int]:
 
 
 @dataclass
-class _Alignment:
+class Alignment:
     """A witness's reading aligned with the published text, as the variants are (comparison forms)."""
 
     published: str
