@@ -164,7 +164,7 @@ def test_a_traditional_only_change_is_named(pins):
 def test_a_new_record_a_gone_row_and_a_work_without_fingerprints(pins):
     a, c = _rec("cbr1999:1A", "甲。"), _rec("cbr1999:1C", "丙。")
     _pin(pins, a, c)
-    with pytest.raises(KbError, match=r"^cbr1999:1B: a new record, not in .*fingerprints\.tsv \(new, reads 「乙。」\); "
+    with pytest.raises(KbError, match=r"^cbr1999:1B: a new record, not in .*fingerprints\.tsv \(reads 「乙。」\); "
                                       r"review it, then run `kb accept`"):
         fp.check_fingerprints([a, _rec("cbr1999:1B", "乙。"), c])
     with pytest.raises(KbError, match=r"fingerprints\.tsv:2: record cbr1999:1C is no longer built; .*`kb accept`"):

@@ -67,10 +67,12 @@ def reading(rec: Record, script: str) -> list[tuple[str, str]]:
 
 
 def digest(fields: Iterable[tuple[str, str]]) -> str:
+    """The fingerprint of a reading's fields (DIGITS hex digits of the sha256 of their texts)."""
     return hashlib.sha256("\x1f".join(text for _, text in fields).encode("utf-8")).hexdigest()[:DIGITS]
 
 
 def digests(rec: Record) -> tuple[str, str]:
+    """A record's fingerprints, as its row holds them: (Simplified, Traditional)."""
     return digest(reading(rec, "hans")), digest(reading(rec, "hant"))
 
 
@@ -82,7 +84,8 @@ class Change:
     kind: str                   # "changed" | "new" | "gone"
     where: str                  # its row (file:line); the file, for a new record
     record: Record | None = None        # as built now (None: gone)
-    old: Record | None = None           # as the previous build has it, where that is the pinned reading
+    old: Record | None = None           # with the pinned reading: the previous build's, or one the
+                                        # witnesses give back (_from_witnesses); None if neither
     pinned: tuple[str, str] = ("", "")  # the row's fingerprints
     explained: bool = False             # changed only by the record's emendations
 
@@ -92,7 +95,7 @@ class Change:
             return "no longer built"
         assert self.record is not None
         if self.kind == "new":
-            return f"new, reads 「{_start(self.record)}」"
+            return f"reads 「{_start(self.record)}」"
         by = ", by an emendation in kb/data/emendations.tsv" if self.explained else ""
         if self.old is None:
             which = "" if digests(self.record)[0] != self.pinned[0] else \
@@ -102,14 +105,16 @@ class Change:
             if was != now:
                 a, b = excerpt(was, now)
                 return f"{name} 「{a}」 → 「{b}」{by}"
-        return f"changed{by}"
+        return f"footnotes {len(self.old.footnotes)} → {len(self.record.footnotes)}{by}"
 
 
 def _all_fields(rec: Record) -> list[tuple[str, str]]:
+    """Every field of a record's reading, Simplified then Traditional."""
     return reading(rec, "hans") + reading(rec, "hant")
 
 
 def _start(rec: Record) -> str:
+    """How the record's reading begins (title：text), for a record with nothing to compare with."""
     text = rec.title_hans + ("：" if rec.title_hans and rec.text_hans else "") + rec.text_hans
     return text[:2 * EXCERPT] + ("…" if len(text) > 2 * EXCERPT else "")
 
@@ -228,8 +233,8 @@ def _from_witnesses(rec: Record, pinned: tuple[str, str]) -> Record | None:
         own = [(w.sigil, to_hans(getattr(w, field))) for w in rec.witnesses]
         own = [(sigil, t) for sigil, t in own if t]
         strip = bool(own) and own[0][0] in LOST_DIGITS
-        for sigil, reading in own[1:]:
-            al = Alignment(published, reading, strip or sigil in LOST_DIGITS)
+        for sigil, theirs in own[1:]:
+            al = Alignment(published, theirs, strip or sigil in LOST_DIGITS)
             for start, end in al.substitutions():
                 other = al.reads(start, end)
                 if other is None:
