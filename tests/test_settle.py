@@ -67,9 +67,18 @@ def _damage(source_copy, sigil: str, line: int, old: str, new: str) -> None:
 ])
 def test_re_pinned_damage_a_witness_settles(source_copy, records, line, old, new, rid, right, by):
     _damage(source_copy, "004", line, old, new)
-    rec = {r.id: r for r in ingest(source_copy.folder).records}[rid]
+    built = ingest(source_copy.folder).records
+    rec = {r.id: r for r in built}[rid]
     assert right in rec.text_hans and rec.text_hans == records[rid].text_hans
     assert rec.text_hant == records[rid].text_hant
     (note,) = [n for n in rec.notes if n["kind"] == "settled"]
     assert by in note["what"] and note["where"] == "text"
     assert any(w.sigil == "004" and new in w.text for w in rec.witnesses)     # 004's own reading is kept
+    # the site says so under the clause's 出处, in either edition
+    from kb.site.layout import Layout
+    from kb.site.render import Renderer
+    layout = Layout(built)
+    for script, label, mark in (("hans", "校定：", "有校定"), ("hant", "校定：", "有校定")):
+        renderer = Renderer(layout, script)
+        assert any(line.startswith(label) for line in renderer.provenance(rec, str, str))
+        assert mark in renderer.badge(rec)
