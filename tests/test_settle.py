@@ -42,6 +42,13 @@ def test_only_substitutions_of_a_few_characters_are_settled():
     assert settle(readings[0][1], readings, None, "text") == (readings[0][1], [])
 
 
+def test_overlapping_places_are_decided_once():
+    # 000 differs from 004 in 乙丙, 002 in 乙 alone: the places overlap, and only the first is taken
+    readings = [("004", "甲乙丙丁戊"), ("000", "甲子丑丁戊"), ("002", "甲子丙丁戊"), ("003", "甲子丑丁戊")]
+    text, notes = settle(readings[0][1], readings, None, "text")
+    assert len(notes) == 1 and len(text) == 5
+
+
 def test_the_lost_digits_of_002_do_not_vote():
     readings = [("004", "参阅第45条C款。"), ("000", "参阅第46条C款。"), ("002", "参阅第条款。")]
     assert settle(readings[0][1], readings, None, "text") == (readings[0][1], [])

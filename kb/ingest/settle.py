@@ -89,7 +89,8 @@ def settle(published: str, readings: list[tuple[str, str]], twin: tuple[str, str
                 voters[held].append(f"另一译本 {twin[0]}")
         ranked = sorted(voters.items(), key=lambda kv: -len(kv[1]))
         best, who = ranked[0]
-        if best != ours and len(who) > len(voters[ours]) and (len(ranked) == 1 or len(ranked[1][1]) < len(who)):
+        if best != ours and len(who) > len(voters[ours]) and (len(ranked) == 1 or len(ranked[1][1]) < len(who)) \
+                and not any(s < end and start < e for s, e, _, _ in changes):   # one decision per place
             changes.append((start, end, best, voters))
     notes = []
     settled = published
