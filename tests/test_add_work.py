@@ -2,8 +2,9 @@
 
 The work "demo" is a small sectioned rule book in the bullet-list format the mahjong witness
 uses, so no new adapter is needed. It is added by data alone: a [[work]] entry in a copy of
-kb/data/works.toml, its section table, and its source in a copy of the sources' manifest.
-See CONTRIBUTING.md, "Adding a rule book".
+kb/data/works.toml, its section table, and its source in a copy of the sources' manifest; its
+published text is then fingerprinted by `kb accept` (in a copy of kb/data/fingerprints.tsv), as the
+build asks. See CONTRIBUTING.md, "Adding a rule book".
 """
 from __future__ import annotations
 
@@ -58,9 +59,20 @@ def demo(tmp_path_factory) -> dict[str, Path]:
     works = root / "works.toml"
     works.write_text((DATA_DIR / "works.toml").read_text(encoding="utf-8")
                      + DEMO_WORK.format(sections=root / "sections.tsv"), encoding="utf-8")
+    pins = root / "fingerprints.tsv"
+    shutil.copy2(DATA_DIR / "fingerprints.tsv", pins)
     env = {**os.environ, "KB_WORKS": str(works), "KB_SOURCES_DIR": str(sources),
-           "KB_BUILD_DIR": str(root / "build")}
-    proc = subprocess.run([sys.executable, "-m", "kb.app.cli", "build"], env=env, capture_output=True, text=True)
+           "KB_BUILD_DIR": str(root / "build"), "KB_FINGERPRINTS": str(pins)}
+    cli = [sys.executable, "-m", "kb.app.cli"]
+    # the new work's text is not pinned yet: the build says to review it and run `kb accept`
+    proc = subprocess.run([*cli, "build"], env=env, capture_output=True, text=True)
+    assert proc.returncode != 0 and proc.stderr.count("\n") == 1, proc.stderr
+    assert "work 'demo' has no fingerprints" in proc.stderr and "`kb accept`" in proc.stderr
+    proc = subprocess.run([*cli, "accept"], env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert [line.split("\t")[:2] for line in proc.stdout.splitlines()] == [["new", f"demo:{cite}"] for cite in (
+        "terms", "penalties", "penalties.1", "penalties.2", "penalties.3")]
+    proc = subprocess.run([*cli, "build"], env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     return {"root": root, "build": root / "build", "site": root / "site", "env": env}  # type: ignore[dict-item]
 

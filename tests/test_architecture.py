@@ -13,7 +13,7 @@ KB = Path(__file__).resolve().parent.parent / "kb"
 # kb/'s top level is exactly these packages (test_the_top_level_is_the_floors).
 FLOORS: list[tuple[str, ...]] = [
     ("kb.core",),                 # records, errors, works, curated data, integrity, inputs, present, stats
-    ("kb.ingest",),               # sources -> adapters -> normalise -> segment -> collate -> link -> twins -> subjects
+    ("kb.ingest",),               # sources -> adapters -> normalise -> segment -> collate -> settle -> link -> twins -> subjects
     ("kb.search", "kb.rules"),    # the outputs that read the records file
     ("kb.site",),                 # the site, built from the records file, the index and the rules
     ("kb.app",),                  # build, check, serve, the kb command
@@ -23,7 +23,8 @@ LAYERS = FLOORS
 # Within a floor, the order the ingest stages run in (kb.ingest.pipeline.STAGES names it; the
 # graph must agree): a stage imports only those before it.
 INGEST_ORDER = ("kb.ingest.sources", "kb.ingest.normalise", "kb.ingest.adapters", "kb.ingest.segment",
-                "kb.ingest.collate", "kb.ingest.invariants", "kb.ingest.xref", "kb.ingest.link",
+                "kb.ingest.collate", "kb.ingest.settle", "kb.ingest.invariants",
+                "kb.ingest.fingerprints", "kb.ingest.xref", "kb.ingest.link",
                 "kb.ingest.twins", "kb.ingest.subjects", "kb.ingest.concordance", "kb.ingest.lint",
                 "kb.ingest.pipeline")
 

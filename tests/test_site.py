@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kb.app import build as b
+from kb.core.curated import DATA_DIR
 from kb.core.errors import KbError
 from kb.site.linkcheck import check_site
 
@@ -439,8 +440,15 @@ def test_kb_check_fails_on_a_planted_broken_reference(source_copy, tmp_path):
     planted = text.replace("此时应用第５５条。", "此时应用第１２０条。", 1)
     assert planted != text
     source_copy.write("004", planted.encode())
-    env = {"KB_SOURCES_DIR": str(source_copy.folder), "KB_BUILD_DIR": str(tmp_path / "build")}
+    shutil.copy2(DATA_DIR / "fingerprints.tsv", tmp_path / "fingerprints.tsv")
+    env = {"KB_SOURCES_DIR": str(source_copy.folder), "KB_BUILD_DIR": str(tmp_path / "build"),
+           "KB_FINGERPRINTS": str(tmp_path / "fingerprints.tsv")}
     import os
+    # the changed text is accepted (else the build refuses it: tests/test_fingerprints.py), so kb check
+    # reads the reference
+    accept = subprocess.run([sys.executable, "-m", "kb.app.cli", "accept"], capture_output=True, text=True,
+                            env={**os.environ, **env}, timeout=600)
+    assert accept.returncode == 0 and "cbr1999:45E2" in accept.stdout, accept.stderr
     proc = subprocess.run([sys.executable, "-m", "kb.app.cli", "check"], capture_output=True, text=True,
                           env={**os.environ, **env}, timeout=600)
     assert proc.returncode != 0

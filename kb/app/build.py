@@ -36,6 +36,7 @@ from pathlib import Path
 from kb.core import integrity
 from kb.core.errors import KbError
 from kb.core.records import Record, read_jsonl
+from kb.ingest.fingerprints import path as fingerprints_path
 from kb.ingest.sources import sources_dir
 
 PACKAGE = Path(__file__).resolve().parents[1]   # the kb package
@@ -85,6 +86,10 @@ def fingerprint() -> str:
             if path.is_file() and "__pycache__" not in path.parts:
                 h.update(str(path).encode())
                 h.update(path.read_bytes())
+    pins = fingerprints_path()                  # $KB_FINGERPRINTS may name a file outside kb/data
+    if PACKAGE not in pins.parents and pins.is_file():
+        h.update(str(pins).encode())
+        h.update(pins.read_bytes())
     mk = PACKAGE.parent / "mkdocs.yml"
     if mk.is_file():
         h.update(mk.read_bytes())
@@ -185,6 +190,7 @@ def _stage(stages: dict[str, dict[str, float]], name: str) -> Iterator[None]:
 def _build_locked(out: Path, with_site: bool, with_pdf: bool) -> Path:
     from kb.core.records import write_jsonl
     from kb.core.stats import corpus_stats
+    from kb.ingest.fingerprints import check_fingerprints
     from kb.ingest.pipeline import run
 
     _replaceable(out, "build")  # fail before the work, not after it
@@ -200,7 +206,8 @@ def _build_locked(out: Path, with_site: bool, with_pdf: bool) -> Path:
             write_jsonl(corpus.records, tmp / "records.jsonl")
             (tmp / "stats.json").write_text(json.dumps(corpus_stats(corpus), ensure_ascii=False, indent=1),
                                             encoding="utf-8")
-        records = outputs(tmp, cache_dir(out), stages, with_site=with_site, with_pdf=with_pdf)
+        records = outputs(tmp, cache_dir(out), stages, with_site=with_site, with_pdf=with_pdf,
+                          previous=out / "records.jsonl")
         parts = integrity.DATA_PARTS + (integrity.SITE_PARTS if with_site else ())
         meta = {"fingerprint": fingerprint(), "records": len(records), "site": with_site, "pdf": with_pdf,
                 "files": integrity.checksums(tmp, parts), "stages": stages}
@@ -216,15 +223,19 @@ def _build_locked(out: Path, with_site: bool, with_pdf: bool) -> Path:
 
 
 def outputs(tmp: Path, cache: Path, stages: dict[str, dict[str, float]] | None = None, *,
-            with_site: bool = True, with_pdf: bool = False) -> list[Record]:
+            with_site: bool = True, with_pdf: bool = False, previous: Path | None = None) -> list[Record]:
     """Every output from ``tmp/records.jsonl`` as written (the contract, not the objects ingest made):
-    the rules' check, the search index, both editions of the site, the PDFs and the link check.
-    Returns the records read."""
+    the rules' check, the published text against its fingerprints (``previous``: the records of the
+    build it replaces, for the old text a refusal quotes), the search index, both editions of the
+    site, the PDFs and the link check. Returns the records read."""
+    from kb.ingest.fingerprints import check_fingerprints
     from kb.rules.check import check_records
     stages = {} if stages is None else stages
     records = list(read_jsonl(tmp / "records.jsonl"))
     with _stage(stages, "rules"):
         check_records(records)
+    with _stage(stages, "fingerprints"):     # the published text is what kb/data/fingerprints.tsv pins
+        check_fingerprints(records, previous=previous)
     with _stage(stages, "index"):
         _build_index(tmp, cache / "index")
     if with_site:

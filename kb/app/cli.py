@@ -28,6 +28,7 @@ def _parser() -> argparse.ArgumentParser:
     ck = sub.add_parser("check", help="every reference by status; fail on unresolved ones and broken site links")
     ck.add_argument("--json", action="store_true")
     ck.add_argument("--lint", action="store_true", help="the corpus lint instead (kb/ingest/lint.py): fail on any unexplained finding")
+    sub.add_parser("accept", help="re-fingerprint the published text (kb/data/fingerprints.tsv) and list what changed")
     for name, text in DELEGATED.items():
         sub.add_parser(name, help=text, add_help=False)
     return p
@@ -133,6 +134,9 @@ def _run(args: argparse.Namespace) -> int:
         if args.lint:
             return run_lint_check(args.build_dir)
         return run_check(args.build_dir, as_json=args.json)
+    if args.cmd == "accept":
+        from kb.app.accept import run_accept
+        return run_accept(args.build_dir)
     raise KbError(f"unknown command {args.cmd}")
 
 

@@ -1,6 +1,7 @@
 """The ingest pipeline, in the one place that names the stage order.
 
-    sources → adapters → normalise → segment → collate → invariants   (ingest: the witnesses into records)
+    sources → adapters → normalise → segment → collate → settle → invariants   (ingest: the witnesses
+                                                                                 into records)
             → link (xref) → twins → subjects → concordance              (STAGES: each returns new records)
 
 `run` is the whole floor: its records are what the build writes to records.jsonl, the
@@ -23,9 +24,10 @@ from kb.ingest.invariants import check_corpus
 from kb.ingest.link import link_records
 from kb.ingest.segment import bridge, mahjong
 from kb.ingest.segment.outline import load_outline
+from kb.ingest.settle import settle_readings
 from kb.ingest.sources import load_manifest
 from kb.ingest.subjects import attach_subjects
-from kb.ingest.twins import attach_twins
+from kb.ingest.twins import attach_twins, twin_ids
 
 
 @dataclass
@@ -54,7 +56,7 @@ def ingest(folder: Path | None = None, outline_dir: Path | None = None) -> Corpu
         else:
             segments = [seg for a in mine for seg in mahjong.segment(a, work.id)]
             records += collate_mahjong(work.id, segments)
-    return Corpus(records, adapted)
+    return Corpus(settle_readings(records, twin_ids(records)), adapted)
 
 
 # The enrichment stages after collation, in order: each takes the records and returns new ones

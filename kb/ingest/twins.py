@@ -26,6 +26,12 @@ NONE = "-"
 
 def attach_twins(records: list[Record], root: Path | None = None) -> list[Record]:
     """New records, each with its ``twin`` (None where its translation has no twin or no such clause)."""
+    twins = twin_ids(records, root)
+    return [replace(rec, twin=twins[rec.id]) for rec in records]
+
+
+def twin_ids(records: list[Record], root: Path | None = None) -> dict[str, str | None]:
+    """Each record's twin id (None where its translation has no twin or no such clause)."""
     by_id = {r.id: r for r in records}
     fixed: dict[str, str | None] = {}
     for row in read_table(TABLE, root):
@@ -46,7 +52,7 @@ def attach_twins(records: list[Record], root: Path | None = None) -> list[Record
             if a in fixed and fixed[a] != b:
                 raise KbError(f"{row.where}: '{a}' is paired twice")
             fixed[a] = b
-    return [replace(rec, twin=_twin(rec, fixed, by_id)) for rec in records]
+    return {rec.id: _twin(rec, fixed, by_id) for rec in records}
 
 
 def _twin(rec: Record, fixed: dict[str, str | None], by_id: dict[str, Record]) -> str | None:

@@ -29,7 +29,7 @@ Examples = dict[str, list[str]]
 
 # Marks on the 出处 summary, so that editors find the clauses with variants or recovered text.
 MARKS = {"variant": "有异文", "recovery": "有补出", "loss": "有缺文", "emendation": "有校改",
-         "repair": "有修复", "fragment": "残篇"}
+         "repair": "有修复", "fragment": "残篇", "settled": "有校定"}
 START_CHARS = 12        # how much of a witness's reading its 出处 line quotes, to find it in the file
 # What 〔 〕 and □ mean, said under the clauses of a page that has them (and under search results)
 LEGEND = {"〔": "〔 〕：所据抄本在此处缺字，由编者补出（依据见该款的“出处”）；带“？”的是推测，不作链接。",
@@ -37,7 +37,8 @@ LEGEND = {"〔": "〔 〕：所据抄本在此处缺字，由编者补出（依�
 # What the Laws in force made of a clause (kb/ingest/concordance.py), said under it.
 IN_FORCE_WORDS = {"same": "规定相同", "reworded": "规定相同，措辞或编号有变", "changed": "规定有实质变化",
                   "removed": "已无此规定", "unmapped": "对应条款尚待核定"}
-NOTE_KINDS = {"recovery": "补出", "loss": "缺文", "emendation": "校改", "repair": "修复", "fragment": "残篇"}
+NOTE_KINDS = {"recovery": "补出", "loss": "缺文", "emendation": "校改", "repair": "修复", "fragment": "残篇",
+              "settled": "校定"}      # settled: the reading most witnesses (or the twin translation) agree on
 
 
 class Renderer:
