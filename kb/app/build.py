@@ -190,7 +190,6 @@ def _stage(stages: dict[str, dict[str, float]], name: str) -> Iterator[None]:
 def _build_locked(out: Path, with_site: bool, with_pdf: bool) -> Path:
     from kb.core.records import write_jsonl
     from kb.core.stats import corpus_stats
-    from kb.ingest.fingerprints import check_fingerprints
     from kb.ingest.pipeline import run
 
     _replaceable(out, "build")  # fail before the work, not after it
