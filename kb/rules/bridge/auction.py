@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
-from kb.rules.bridge import prose
 from kb.rules.bridge.calls import STRAIN_NAMES, STRAINS, Call, parse_call
 from kb.rules.bridge.cards import SEAT_NAMES, Result, cids, next_seat, parse_bool, parse_seat, partner
 from kb.rules.bridge.declare import Field, Ruling

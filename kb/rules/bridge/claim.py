@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
-from kb.rules.bridge import prose
 from kb.rules.bridge.cards import Result, cids, parse_bool, parse_choice
 from kb.rules.bridge.declare import Field, Ruling
 

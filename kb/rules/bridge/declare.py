@@ -21,12 +21,13 @@ of {"seat", "action", "trick"} (the actions: ``words``; those at a trick: ``tric
 from __future__ import annotations
 
 import inspect
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
-from kb.rules.bridge import prose
 from kb.rules.bridge.cards import SEAT_NAMES, SUIT_NAMES, Result
 
 KINDS = ("seat", "suit", "trump", "led", "suits", "card", "cards", "call", "word", "int", "ints", "bool", "choice",
@@ -122,35 +123,34 @@ class Field:
         return out
 
     def schema(self) -> dict[str, Any]:
-        """The field as JSON Schema (the OpenAPI description of the API)."""
-        out = dict(SCHEMAS[self.kind], title=self.label)
+        """The field as JSON Schema (the OpenAPI description of the API): its type, its codes, its default."""
+        out = dict(SCHEMAS[self.kind], title=self.label, description=f"{self.label}：{self.values()}")
         if self.kind == "choice":
-            out["enum"] = list(self.words or {}) + ([None] if self.optional and self.default is None else [])
-            if self.optional and self.default is None:
-                out["type"] = ["string", "null"]
+            out["enum"] = list(self.words or {})
         if self.kind == "events":
             out["items"] = {"type": "object", "required": ["seat", "action"], "additionalProperties": False,
                             "properties": {"seat": SCHEMAS["seat"], "action": {"type": "string", "enum": list(self.words or {})},
                                            "trick": {"type": "integer", "minimum": 1, "maximum": 13}}}
-        listed = self.choices()
-        words = {code: w for code, w in listed or []} if self.kind != "events" else dict(self.words or {})
-        out["description"] = self.label + ("：" + "、".join(f"{c or 'null'}（{w}）" for c, w in words.items())
-                                           if words else "")
+        if self.optional and self.default is None:       # left out, or null
+            types = out["type"] if isinstance(out["type"], list) else [out["type"]]
+            out["type"] = types if "null" in types else [*types, "null"]
+            if "enum" in out and None not in out["enum"]:
+                out["enum"] = [*out["enum"], None]
         if self.optional:
             out["default"] = self.default
         return out
 
-    def help(self) -> str:
-        """The field's line in ``kb bridge COMMAND --help``: its name, words and allowed values."""
+    def values(self) -> str:
+        """The values the field takes, in words: each code of a list with its words, else how it is written."""
         listed = self.choices()
-        if self.kind == "events":
-            values = self.written([])
-        elif listed is not None:
-            values = "、".join(f"{c or 'null'}（{w}）" for c, w in listed)
-        else:
-            values = self.written([])
-        left = f"（可省略，默认 {_json(self.default)}）" if self.optional else ""
-        return f"{self.name}：{self.label}{left}\n    {values}"
+        if listed is None or self.kind == "events":
+            return self.written([])
+        return "、".join(f"{c or 'null'}（{w}）" for c, w in listed)
+
+    def help(self) -> str:
+        """The field's lines in ``kb bridge COMMAND --help``: its name, words and allowed values."""
+        left = f"（可省略，默认 {json.dumps(self.default, ensure_ascii=False)}）" if self.optional else ""
+        return f"{self.name}：{self.label}{left}\n    {self.values()}"
 
     def value_words(self, value: Any) -> str:
         """A value of the field for a person: cards as ♠A, seats as 北家, calls as 1红心, flags as 是/否."""
@@ -249,8 +249,3 @@ class Ruling:
 def _pairs(names: Mapping[str, str]) -> list[list[str]]:
     """[code, words] of each code, in order: what a list to choose from offers."""
     return [[c, n] for c, n in names.items()]
-
-
-def _json(value: Any) -> str:
-    import json
-    return json.dumps(value, ensure_ascii=False)

@@ -5,8 +5,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
-from kb.rules.bridge import prose
 from kb.rules.bridge.cards import (
     RANKS,
     SUIT_NAMES,

@@ -4,8 +4,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
-from kb.rules.bridge import prose
 from kb.rules.bridge.cards import (
     SUIT_NAMES,
     Card,
@@ -294,8 +294,10 @@ def penalty_card_obligations_situation(i: dict) -> str:
     if i.get("hand"):
         parts.append(f"{'同伴' if i['turn'] == 'partner_lead' else '违规者'}手中有 {prose.cards(i['hand'])}{prose.void(i)}")
     if i.get("declarer_option") and i.get("suits"):
-        verb = {"require": "要求引出", "forbid": "禁止引出"}.get(i["declarer_option"], "指名")
-        parts.append(f"庄家{verb}{'、'.join(prose.suit(s) for s in i['suits'])}")
+        named = "、".join(prose.suit(s) for s in i["suits"])     # the declared words, with the suits he named
+        option = i["declarer_option"]
+        parts.append(f"庄家{OPTION_NAMES[option].replace('罚张花色', named)}" if option in ("require", "forbid")
+                     else f"庄家指名{named}")
     elif i.get("declarer_option"):
         parts.append(f"庄家{OPTION_NAMES[i['declarer_option']]}")
     return "，".join(parts) + "。"
