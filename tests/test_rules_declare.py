@@ -48,7 +48,9 @@ TOY = Ruling(
      Field("colour", "choice", "玩具的颜色", TOY_COLOURS),
      Field("held", "cards", "玩具旁边的牌"),
      Field("fast", "bool", "拿得很快")),
-    situation=lambda i: f"{prose.seat(i['seat'])}伸手拿{prose.value(TOY_COLOURS, i['colour'], 'colour')}。")
+    situation=lambda i: f"{prose.seat(i['seat'])}伸手拿{prose.value(TOY_COLOURS, i['colour'], 'colour')}。",
+    examples=({"title": "东家拿蓝色的玩具", "clause": "cbr1999:44A", "input": {"seat": "E", "colour": "blue"},
+               "expect": {"clauses": ["cbr1999:44A"]}},))
 
 
 @pytest.fixture
@@ -89,6 +91,10 @@ def test_a_declared_ruling_is_in_the_form_the_schema_the_api_and_the_cli(toy, la
         assert asked["colour"]["choices"][0] == ["red", words]
         assert asked["seat"]["choices"][0][0] == "N" and "KH" in asked["held"]["json"]
         assert asked["held"]["optional"] and asked["fast"] == {**asked["fast"], "kind": "bool", "default": False}
+        # its worked example, declared with it, is run by the build and offered under the question
+        worked = json.loads(html.unescape(re.search(r'data-worked="([^"]*)"', page).group(1)))["toy-ruling"]
+        assert [w["title"] for w in worked] == [r.t("东家拿蓝色的玩具") for r in [Renderer(layout, script)]]
+        assert worked[0]["situation"].startswith(Renderer(layout, script).t("东家伸手拿"))
 
     # the OpenAPI description: a path for the command, its body the declared fields
     schema = openapi_schema()

@@ -185,8 +185,9 @@ class Field:
 @dataclass(frozen=True)
 class Ruling:
     """One encoded ruling, declared beside its function: its ``kb bridge`` subcommand, function, clause
-    ids, one-line summary, input fields (one per keyword argument, in order) and its situation in words
-    (``situation(input) -> str``: what a worked example says happened)."""
+    ids, one-line summary, input fields (one per keyword argument, in order), its situation in words
+    (``situation(input) -> str``: what a worked example says happened) and, if it likes, its worked
+    examples (the older rulings keep theirs in examples.json)."""
 
     command: str
     function: Callable[..., Result]
@@ -194,6 +195,9 @@ class Ruling:
     summary: str
     inputs: tuple[Field, ...]
     situation: Callable[[dict], str] = field(compare=False)
+    # worked examples declared with the ruling ({"title", "clause", "input", "expect"[, "near_miss"]}), run
+    # with those of examples.json (kb/rules/bridge/examples.py): they are checked and shown the same way
+    examples: tuple[dict[str, Any], ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         where = f"bridge ruling {self.command}"
