@@ -9,9 +9,8 @@ import pytest
 from kb.core.errors import KbError
 from kb.ingest.normalise import to_hant
 from kb.rules.bridge.examples import check_examples as bridge_examples
-from kb.rules.bridge.registry import RULINGS
+from kb.rules.bridge.registry import BY_NAME, RULINGS
 from kb.rules.mahjong import check_examples as mahjong_examples
-from kb.site import bridge_fields
 from kb.site import examples_text as t
 
 BRIDGE = bridge_examples()
@@ -50,9 +49,9 @@ def test_every_example_renders_without_code_names(ex):
 
 def test_every_parameter_of_every_ruling_has_a_label_and_every_ruling_a_situation():
     for ruling in RULINGS:
-        assert ruling.name in t.SITUATIONS, ruling.name
+        assert callable(ruling.situation), ruling.name
         for param in inspect.signature(ruling.function).parameters:
-            assert code_words(bridge_fields.label(ruling.name, param)) == [], (ruling.name, param)
+            assert code_words(ruling.field(param).label) == [], (ruling.name, param)
 
 
 VALUE_FITS = {   # what a worked example's value of each kind of field looks like
@@ -72,24 +71,24 @@ def test_every_field_has_a_kind_and_every_example_value_fits_it():
     """The helper's form asks for each field by its kind (a list of seats, a card, a flag …): every
     field of every ruling has one, and every worked example's value is of that kind."""
     for ruling in RULINGS:
-        for key, _ in bridge_fields.fields(ruling.name):
-            k = bridge_fields.kind(ruling.name, key)
-            assert k in VALUE_FITS or k == "choice", (ruling.name, key, k)
+        for f in ruling.inputs:
+            assert f.kind in VALUE_FITS or f.kind == "choice", (ruling.name, f.name, f.kind)
     seen = set()
     for ex in BRIDGE:
         for key, value in ex["input"].items():
-            k = bridge_fields.kind(ex["function"], key)
+            f = BY_NAME[ex["function"]].field(key)
+            k = f.kind
             seen.add(k)
             if k == "choice":
-                assert value in bridge_fields.words_of(ex["function"], key), (ex["title"], key, value)
+                assert value in f.words, (ex["title"], key, value)
             else:
                 assert VALUE_FITS[k](value), (ex["title"], key, k, value)
     assert seen == set(VALUE_FITS) | {"choice"}
     # a field's kind is its ruling's: call_out_of_rotation's turn is a seat, not penalty_card_obligations' turn
-    assert bridge_fields.kind("call_out_of_rotation", "turn") == "seat"
-    assert bridge_fields.kind("penalty_card_obligations", "turn") == "choice"
-    assert bridge_fields.kind("designate", "call") == "word" and bridge_fields.kind("call_out_of_rotation", "call") == "call"
-    asked = {f["name"]: f for f in bridge_fields.form("call_out_of_rotation", [])}
+    assert BY_NAME["call_out_of_rotation"].field("turn").kind == "seat"
+    assert BY_NAME["penalty_card_obligations"].field("turn").kind == "choice"
+    assert BY_NAME["designate"].field("call").kind == "word" and BY_NAME["call_out_of_rotation"].field("call").kind == "call"
+    asked = {f["name"]: f for f in BY_NAME["call_out_of_rotation"].form([])}
     assert asked["turn"]["choices"][0] == ["N", "北家"] and asked["call"]["json"].startswith("叫牌，如")
     assert asked["conventional"] == {"name": "conventional", "label": "越序叫牌为约定叫牌", "kind": "bool",
                                      "optional": True, "default": False, "json": "true 或 false"}
@@ -120,7 +119,7 @@ def test_the_details_table_words_calls_seats_and_choices():
     assert "| 越序叫牌者 | 南家 |" in block and "| 应轮到叫牌的一家 | 东家 |" in block
     assert "| 越序的叫牌 | 1黑桃 |" in block
     ex = next(ex for ex in BRIDGE if ex["function"] == "lead_out_of_turn" and ex["input"].get("choice") == "withdraw")
-    assert "| 非违规方的选择 | 要求收回 |" in t.block(ex)
+    assert "| 非违规方的选择 | 要求收回该引牌 |" in t.block(ex)
     ex = next(ex for ex in BRIDGE if ex["function"] == "is_revoke" and ex["input"].get("led_suit", "") is None)
     assert "| 本墩引牌花色 | 无（他引牌） |" in t.block(ex)
 
@@ -149,15 +148,16 @@ def test_robbing_a_kong_is_told_as_the_added_tile_not_a_discard():
 
 
 def test_every_choice_field_offers_exactly_the_codes_its_ruling_takes():
-    """The form's lists and the guide offer each ruling's codes from the site's words
-    (kb/site/bridge_fields.py); the ruling itself names the codes it takes when given another (in a
-    worked example's situation that reaches the field). A code the rules take but the site does not
-    word would be missing from the form unseen."""
+    """The form's lists and the guide offer each ruling's codes from its declaration's words
+    (kb/rules/bridge/declare.py); the ruling itself names the codes it takes when given another (in a
+    worked example's situation that reaches the field). A code the rules take but the declaration does
+    not word would be missing from the form unseen."""
     checked = 0
     for ruling in RULINGS:
         inputs = [ex["input"] for ex in BRIDGE if ex["function"] == ruling.name]
-        for key, _ in bridge_fields.fields(ruling.name):
-            if bridge_fields.kind(ruling.name, key) != "choice":
+        for f in ruling.inputs:
+            key = f.name
+            if f.kind != "choice":
                 continue
             told = []
             for given in inputs:
@@ -168,6 +168,6 @@ def test_every_choice_field_offers_exactly_the_codes_its_ruling_takes():
             named = [m for m in told if m.startswith(f"{key}: 应为 ")]
             assert named, (ruling.name, key, told[:2])
             taken = set(named[0].split("应为 ", 1)[1].split(" 之一")[0].split("、"))
-            assert taken == set(bridge_fields.words_of(ruling.name, key) or {}), (ruling.name, key, taken)
+            assert taken == set(f.words or {}), (ruling.name, key, taken)
             checked += 1
     assert checked >= 10

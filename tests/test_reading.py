@@ -11,7 +11,8 @@ import pytest
 from kb.app import build as b
 from kb.core import works
 from kb.core.errors import KbError
-from kb.site import bridge_fields, examples_text
+from kb.rules.bridge.registry import RULINGS
+from kb.site import examples_text
 from kb.site.pdf import pdf_name
 
 
@@ -61,7 +62,7 @@ def test_every_worked_example_has_situation_ruling_and_clauses(built):
 
 def test_no_developer_jargon_in_page_text(built):
     _, site = built
-    fields = set(bridge_fields.BRIDGE_LABELS) | set(examples_text.MAHJONG_LABELS)
+    fields = {f.name for ru in RULINGS for f in ru.inputs} | set(examples_text.MAHJONG_LABELS)
     word = re.compile(r"(?<![A-Za-z_])(" + "|".join(sorted(fields, key=len, reverse=True)) + r")(?![A-Za-z_])")
     banned = ("构建时已由规则代码核验", "構建時已由規則代碼核驗", "kb bridge", "kb mahjong", "```json", '{"')
     rule_pages = [p for p in all_pages(site) if p.relative_to(site).parts[1] in {w.id for w in works.all_works()} | {"compare"}]

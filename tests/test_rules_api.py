@@ -56,3 +56,19 @@ def test_traditional_script(client):
     assert [i["name"] for i in r.json()["items"]] == ["門清", "不求·自摸", "獨聽"]
     assert r.json()["items"][0]["clause"] == "twmj16:patterns.3"
     assert client.post("/api/rules/mahjong/score?script=x", json={}).status_code == 400
+
+
+def test_the_openapi_description_has_every_ruling_with_its_declared_fields():
+    from kb.app.serve import openapi_schema
+    from kb.rules.bridge.registry import RULINGS
+    doc = openapi_schema()
+    for ruling in RULINGS:
+        post = doc["paths"][f"/api/rules/bridge/{ruling.command}"]["post"]
+        ref = post["requestBody"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
+        body = doc["components"]["schemas"][ref]
+        assert list(body["properties"]) == [f.name for f in ruling.inputs]
+        assert body["required"] == [f.name for f in ruling.inputs if not f.optional]
+        assert post["summary"] == ruling.summary
+    choice = doc["components"]["schemas"]["Bridge_lead_out_of_turn"]["properties"]["choice"]
+    assert choice["enum"] == ["accept", "declarer_faces_hand", "withdraw", None] and choice["default"] is None
+    assert "/api/rules/catalogue" in doc["paths"] and "/api/search" in doc["paths"]

@@ -181,7 +181,7 @@ def test_bridge_helper_form(server, page):
     assert json.loads(page.input_value("#kb-br-in"))["events"] == [
         {"seat": "W", "action": "play", "trick": 6}, {"seat": "E", "action": "claim"}]
     page.tap('[data-act="go"]')
-    page.locator(".kb-explanation", has_text="西家打出第6墩的牌，藏牌成立（63A1）").wait_for()
+    page.locator(".kb-explanation", has_text="西家第6墩出牌，藏牌成立（63A1）").wait_for()
     page.locator("#kb-br-f-events .kb-br-del").nth(1).tap()
     assert json.loads(page.input_value("#kb-br-in"))["events"] == [{"seat": "W", "action": "play", "trick": 6}]
     page.select_option("#kb-br-q", "designate")

@@ -383,6 +383,8 @@ def _relative(location: bytes) -> bytes:
 
 def openapi_schema() -> dict[str, Any]:
     """The OpenAPI 3.1 description of the JSON API."""
+    from kb.rules.api import openapi as rules_openapi
+    rules = rules_openapi()          # the calculators' routes, each bridge ruling's body from its declaration
     error = {"$ref": "#/components/schemas/Error"}
     err = lambda why: {"description": why, "content": {"application/json": {"schema": error}}}  # noqa: E731
     return {
@@ -426,6 +428,7 @@ def openapi_schema() -> dict[str, Any]:
                 "200": {"description": "ok", "content": {"application/json": {"schema": {
                     "type": "object", "properties": {"status": {"type": "string"},
                                                      "records": {"type": "integer"}}}}}}}}},
+            **rules["paths"],
         },
         "components": {"schemas": {
             "Error": {"type": "object", "required": ["error"],
@@ -456,6 +459,7 @@ def openapi_schema() -> dict[str, Any]:
             "Record": {"type": "object", "required": ["id", "work", "citation", "level"],
                        "description": "a clause record (see kb/core/records.py)",
                        "additionalProperties": True},
+            **rules["schemas"],
         }},
     }
 

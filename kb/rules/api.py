@@ -6,6 +6,7 @@
 ``POST /api/rules/mahjong/settle``       body: as ``kb mahjong settle`` → payments
 ``?script=hant`` gives every text of the answer in Traditional script.
 Bad input is a 400 with ``{"error": one line}``; an unknown command a 404; a body over 64 KB a 413.
+:func:`openapi` describes these routes for /api/openapi.json, each bridge ruling's body from its declaration.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from kb.core.errors import KbError
-from kb.rules.bridge.registry import BY_COMMAND, call
+from kb.rules.bridge.registry import BY_COMMAND, RULINGS, call
 from kb.rules.catalogue import entries
 from kb.rules.inputs import MAX_INPUT, parse_json
 from kb.rules.mahjong.notation import parse_line
@@ -120,3 +121,33 @@ def routes() -> list[Route]:
         Route("/mahjong/score", mahjong_score, methods=["POST"]),
         Route("/mahjong/settle", mahjong_settle, methods=["POST"]),
     ]
+
+
+def openapi() -> dict[str, Any]:
+    """The OpenAPI paths and component schemas of these routes (under ``/api/rules``): one path per
+    bridge ruling, its body the ruling's declared fields (kb/rules/bridge/declare.py)."""
+    script = {"name": "script", "in": "query", "schema": {"type": "string", "enum": ["hans", "hant"], "default": "hans"},
+              "description": "script of every text of the answer"}
+    error = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    answer = {"type": "object", "required": ["clauses", "explanation"], "additionalProperties": True,
+              "properties": {"clauses": {"type": "array", "items": {"type": "string", "examples": ["cbr1999:44C"]}},
+                             "explanation": {"type": "string"}}}
+    paths: dict[str, Any] = {"/api/rules/catalogue": {"get": {
+        "summary": "Every encoded ruling: command, summary, clauses, laws, input fields",
+        "responses": {"200": {"description": "the catalogue", "content": {"application/json": {
+            "schema": {"type": "array", "items": {"type": "object"}}}}}}}}}
+    schemas: dict[str, Any] = {"RulingAnswer": answer}
+    for ruling in RULINGS:
+        name = "Bridge_" + ruling.name
+        schemas[name] = ruling.schema()
+        paths[f"/api/rules/bridge/{ruling.command}"] = {"post": {
+            "summary": ruling.summary, "operationId": f"bridge_{ruling.name}", "tags": ["bridge"],
+            "description": f"kb bridge {ruling.command}; clauses: {'、'.join(ruling.clauses)}",
+            "parameters": [script],
+            "requestBody": {"required": True, "content": {"application/json": {
+                "schema": {"$ref": f"#/components/schemas/{name}"}}}},
+            "responses": {"200": {"description": "the ruling: its clauses and explanation, with what it decides",
+                                  "content": {"application/json": {"schema": {"$ref": "#/components/schemas/RulingAnswer"}}}},
+                          "400": {"description": "bad input (the field named)", **error},
+                          "413": {"description": "a body over 64 KB", **error}}}}
+    return {"paths": paths, "schemas": schemas}

@@ -14,8 +14,6 @@ from kb.rules.mahjong.browser import engine_data, wordings
 from kb.rules.mahjong.notation import SITUATIONS
 from kb.rules.mahjong.settlement import SILENT, WIND_NAMES, WINNER_SEAT
 from kb.rules.mahjong.tiles import FLOWERS, TILES, tile_name
-from kb.site.bridge_fields import form
-from kb.site.examples_text import SITUATIONS as BRIDGE_SITUATIONS
 
 INDEX, MAHJONG, BRIDGE = "rules/index.md", "rules/mahjong.md", "rules/bridge.md"
 # the calculator's toggles: a situation's line word (notation.SITUATIONS) and its name as a pattern
@@ -134,20 +132,22 @@ def bridge_page(r: Any) -> str:
     Each question's worked examples (run at build time) are on the page with their answers, so a
     static host or a phone offline, which have no API, still answers them."""
     from kb.rules.bridge.examples import check_examples
-    from kb.rules.bridge.registry import command_of
+    from kb.rules.bridge.registry import BY_NAME
     if "bridge_examples" not in r.layout.memo:
         r.layout.memo["bridge_examples"] = check_examples()
     worked: dict[str, list[dict[str, Any]]] = {ru.command: [] for ru in RULINGS}
     for ex in r.layout.memo["bridge_examples"]:
-        worked[command_of(ex["function"])].append(      # the explanation as the API's ?script=hant gives it
+        ruling = BY_NAME[ex["function"]]
+        worked[ruling.command].append(      # the explanation as the API's ?script=hant gives it
             {"title": r.t(ex["title"]), "input": ex["input"],
              # the situation in words, as the law pages state it, above the ruling it leads to
-             "situation": r.t(BRIDGE_SITUATIONS[ex["function"]](ex["input"])),
+             "situation": r.t(ruling.situation(ex["input"])),
              "explanation": r.rule_text(ex["result"]["explanation"]),
              "clauses": ex["result"]["clauses"]})
-    # the form that asks for each field of a question, and the guide to its JSON (kb/site/bridge_fields.py)
-    forms = {ru.command: [_translated(r, f) for f in form(ru.name, [ex["input"] for ex in r.layout.memo["bridge_examples"]
-                                                                   if ex["function"] == ru.name])] for ru in RULINGS}
+    # the form that asks for each field of a question, and the guide to its JSON: the ruling's declaration
+    # (kb/rules/bridge/declare.py), each field's words in the edition's script
+    forms = {ru.command: [_translated(r, f) for f in ru.form([ex["input"] for ex in r.layout.memo["bridge_examples"]
+                                                              if ex["function"] == ru.name])] for ru in RULINGS}
     ids = sorted({c for ru in RULINGS for c in ru.clauses}
                  | {c for exs in worked.values() for ex in exs for c in ex["clauses"]})
     hrefs = _hrefs(r, BRIDGE, ids)

@@ -2,8 +2,9 @@
 
 Every ruling returns a result whose ``clauses`` lists the record ids it rests on and whose
 ``explanation`` states the situation and the ruling in Chinese; bad input raises KbError naming
-the field. The rulings, their ``kb bridge`` commands and clauses are listed once, in
-:mod:`kb.rules.bridge.registry`; this package re-exports them for callers of the former module.
+the field. Each ruling is declared once, beside its function (its ``kb bridge`` command, clauses,
+input fields and prose: :mod:`kb.rules.bridge.declare`), and :mod:`kb.rules.bridge.registry` lists
+them; this package re-exports them for callers of the former module.
 """
 from kb.rules.bridge.auction import call_out_of_rotation, insufficient_bid
 from kb.rules.bridge.defective import defective_trick

@@ -10,52 +10,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
-from kb.rules.bridge.cards import SEAT_NAMES, SUIT_SYMBOLS, Result, cids, fold_words, next_seat, parse_bool, parse_seat, partner
+from kb.rules.bridge.calls import STRAIN_NAMES, STRAINS, Call, parse_call
+from kb.rules.bridge.cards import SEAT_NAMES, Result, cids, next_seat, parse_bool, parse_seat, partner
+from kb.rules.bridge.declare import Field, Ruling
 
-STRAINS = ("C", "D", "H", "S", "NT")
-STRAIN_NAMES = {"C": "梅花", "D": "方块", "H": "红心", "S": "黑桃", "NT": "无将"}
-_STRAIN_WORDS = {**{v: k for k, v in STRAIN_NAMES.items()}, "草花": "C", "红桃": "H", "N": "NT", "无将": "NT",
-                 **SUIT_SYMBOLS}
-_CALL_WORDS = {"P": "P", "PASS": "P", "不叫": "P", "X": "X", "加倍": "X", "XX": "XX", "再加倍": "XX"}
 INSUFFICIENT_BID_CLAUSES = cids("27A", "27B", "27B1a", "27B1b", "27B2", "27B3", "27C")
 OUT_OF_ROTATION_CLAUSES = cids("28A", "28B", "29A", "29B", "29C", "30A", "30B1", "30B2a", "30B2b", "30B3",
                                "30C", "31A1", "31A2a", "31A2b", "31B", "32A", "32B1", "32B2")
 OUTSIDE = "（第{}条不在本库所收的第27–71条之内）"
 LAW_26 = "（第26条本库仅存其结尾残篇）"
 LAWS_23_26 = "（第23条不在本库所收的第27–71条之内；第26条本库仅存其结尾残篇）"
-
-
-@dataclass(frozen=True)
-class Call:
-    """A call: a bid (level 1–7 and a strain), or pass ``P``, double ``X``, redouble ``XX``."""
-
-    kind: str                   # "bid" | "P" | "X" | "XX"
-    level: int = 0
-    strain: str = ""
-
-    @property
-    def label(self) -> str:
-        if self.kind != "bid":
-            return {"P": "不叫", "X": "加倍", "XX": "再加倍"}[self.kind]
-        return f"{self.level}{STRAIN_NAMES[self.strain]}"
-
-    def rank(self) -> int:
-        return (self.level - 1) * 5 + STRAINS.index(self.strain)
-
-
-def parse_call(value: Any, field: str, *, bid_only: bool = False) -> Call:
-    """A call from ``2H``, ``3NT``, ``1♠``, ``2黑桃`` (``1紅心``), ``P``, ``X``, ``XX`` (or 不叫/加倍/再加倍)."""
-    if isinstance(value, str):
-        text = fold_words(value.strip().upper().replace(" ", ""))     # 1紅心, 3無將
-        if text in _CALL_WORDS and not bid_only:
-            return Call(_CALL_WORDS[text])
-        if len(text) >= 2 and text[0] in "1234567":
-            strain = _STRAIN_WORDS.get(text[1:], text[1:])
-            if strain in STRAINS:
-                return Call("bid", int(text[0]), strain)
-    want = "叫品（1C–7NT）" if bid_only else "叫牌（1C–7NT、P、X、XX）"
-    raise KbError(f"{field}: 无法识别的{want} {value!r}")
 
 
 def lowest_sufficient(over: Call, strain: str) -> Call | None:
@@ -251,3 +217,69 @@ def call_out_of_rotation(offender: Any, turn: Any, call: Any, called_over_by: An
                          explanation=head + f"于下家叫牌时越序{what.label}：第32条A、B款未规定此情形；违规者如此前已叫过牌，"
                          f"视同更改叫牌（第25条）{OUTSIDE.format(25)}，由裁判依第29条B款及第25条判定。")
 
+
+def insufficient_bid_situation(i: dict) -> str:
+    first = f"前一叫品为{prose.call(i['previous_bid'], 'previous_bid')}，违规者接着叫{prose.call(i['bid'], 'bid')}（不足叫牌）"
+    parts = [first + ("，而且未轮到他叫牌" if i.get("out_of_rotation") else "")]
+    if i.get("accepted"):
+        parts.append("他的下家随即接续叫牌")
+    elif i.get("correction"):
+        parts.append(f"下家没有接受，违规者更正为{prose.call(i['correction'], 'correction')}")
+    else:
+        parts.append("下家没有接受，违规者尚未更正")
+    if i.get("conventional"):
+        parts.append("该不足叫牌或更正的叫牌可能是约定叫牌")
+    return "；".join(parts) + "。"
+
+
+INSUFFICIENT_BID = Ruling(
+    "insufficient-bid", insufficient_bid, INSUFFICIENT_BID_CLAUSES,
+    "不足叫牌：被接受、更正为最低足够叫牌或其他叫牌的后果（第27条）",
+    (Field("bid", "call", "不足叫牌"),
+     Field("previous_bid", "call", "前一叫品"),
+     Field("accepted", "bool", "违规者的下家已接续叫牌"),
+     Field("correction", "call", "违规者更正的叫牌"),
+     Field("conventional", "bool", "可能为约定叫牌"),
+     Field("out_of_rotation", "bool", "同时为越序叫牌")),
+    situation=insufficient_bid_situation)
+
+
+def call_out_of_rotation_situation(i: dict) -> str:
+    off, turn = prose.seat(i["offender"]), prose.seat(i["turn"])
+    rel = "同伴" if i["turn"] == partner(i["offender"]) else ("上家" if next_seat(i["turn"]) == i["offender"] else "下家")
+    parts = []
+    if i.get("bid_made_before"):
+        parts.append("此前已有赛员实质叫牌")
+    if i.get("offender_called_before"):
+        parts.append(f"{off}此前已叫过牌")
+    if i.get("rho_must_pass"):
+        parts.append(f"{turn}（{off}的上家）受罚必须不叫，在他叫出不叫之前，{off}抢先{prose.called(i['call'], 'call')}")
+    else:
+        parts.append(f"应轮到{turn}（{off}的{rel}）叫牌，{off}越序{prose.called(i['call'], 'call')}")
+    if i.get("conventional"):
+        parts.append("该叫为约定叫牌")
+    if i.get("called_over_by"):
+        over = i["called_over_by"]
+        who = "轮到叫牌的" if over == i["turn"] else ("违规者的下家" if over == next_seat(i["offender"]) else "")
+        parts.append(f"裁定之前，{who}{prose.seat(over)}接着叫了牌")
+    if i.get("rho_next_call"):
+        parts.append(f"随后{turn}{prose.called(i['rho_next_call'], 'rho_next_call')}")
+    if i.get("offender_next_call"):
+        parts.append(f"{off}接着{prose.called(i['offender_next_call'], 'offender_next_call')}")
+    return "；".join(parts) + "。"
+
+
+CALL_OUT_OF_ROTATION = Ruling(
+    "call-out-of-rotation", call_out_of_rotation, OUT_OF_ROTATION_CLAUSES,
+    "越序叫牌（不叫、实质叫牌、加倍或再加倍）：取消、接受与对违规方的限制（第28–32条）",
+    (Field("offender", "seat", "越序叫牌者"),
+     Field("turn", "seat", "应轮到叫牌的一家"),
+     Field("call", "call", "越序的叫牌"),
+     Field("called_over_by", "seat", "裁定前接着叫牌的一家"),
+     Field("rho_must_pass", "bool", "违规者的上家受罚必须不叫"),
+     Field("bid_made_before", "bool", "此前已有实质叫牌"),
+     Field("offender_called_before", "bool", "违规者此前已叫过牌"),
+     Field("conventional", "bool", "越序叫牌为约定叫牌"),
+     Field("rho_next_call", "call", "违规者的上家随后的叫牌"),
+     Field("offender_next_call", "call", "违规者随后的叫牌")),
+    situation=call_out_of_rotation_situation)

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
 from kb.rules.bridge.cards import Result, cids, parse_bool, parse_choice
+from kb.rules.bridge.declare import Field, Ruling
 
 CLAIM_CLAUSES = cids("70A", "70B1", "70B2", "70B3", "70C", "70C1", "70C2", "70C3", "70D", "70E")
 
@@ -207,3 +209,94 @@ def claim_or_concession(act: Any, current_trick_only: Any = False, clearly_not_a
     return ClaimKind(clauses=cids(rule, *(["68C"] if kind == "claim" else []), "68D", *later),
                      kind=kind, play_ceases=True,
                      explanation=f"{text}；打牌即告停止，此后的打牌无效（68D）；{then}。")
+
+
+def claim_or_concession_situation(i: dict) -> str:
+    act = prose.value(ACT_NAMES, i["act"], "act")
+    if i.get("current_trick_only"):      # 这墩是我的: about the trick in progress, not the later ones
+        act = "说当前这一墩是他的" if i["act"] == "states_tricks_won" else act + "，只涉及当前牌墩"
+    parts = [("一名防家" if i.get("defender_partner_objects") or i.get("by_defender") else "一名赛员") + act]
+    parts += prose.flagged(i, (("clearly_not_a_claim", "从情况看他显然不打算声称"), ("defender_partner_objects", "其同伴立即反对"),
+                          ("disputed", "对方有异议")))
+    return "，".join(parts) + "。"
+
+
+CLAIM_OR_CONCESSION = Ruling(
+    "claim-or-concession", claim_or_concession, WHAT_COUNTS_CLAUSES,
+    "亮牌、说“剩下的都是我的”、放弃一手牌：是否构成声称或承认，之后怎么办（第68–69条）",
+    (Field("act", "choice", "赛员的言行", ACT_NAMES),
+     Field("current_trick_only", "bool", "只涉及当前牌墩"),
+     Field("clearly_not_a_claim", "bool", "他显然不打算声称"),
+     Field("defender_partner_objects", "bool", "防家承认时其同伴立即反对"),
+     Field("disputed", "bool", "对方（或明手）有异议"),
+     Field("by_defender", "bool", "他是防家")),
+    situation=claim_or_concession_situation)
+
+
+def contested_claim_situation(i: dict) -> str:
+    parts = ["一家作出声称，对方有异议，召请裁判"]
+    if i.get("outstanding_trump"):
+        parts.append("对手手中尚有一张将牌，声称者" + ("说明了" if i.get("trump_mentioned") else "未说明")
+                     + "该将牌" + ("，可能并未觉察" if i.get("claimer_may_be_unaware") else "")
+                     + ("，在某种正常打法下可能在该将牌上失墩" if i.get("trick_could_be_lost") else "，任何正常打法都不会在该将牌上失墩"))
+    if i.get("new_line"):
+        parts.append("声称者事后提出原说明以外的另一条成功路线，而另有一种成功机会较少的正常打法")
+    if i.get("unstated_line"):
+        parts.append("声称要成功须飞牌或跌落（某对手持有某张牌），声称者未曾说明"
+                     + ("；声称前该对手在该花色已未跟牌" if i.get("opponent_showed_out") else "")
+                     + ("；以后任何正常打法该对手都将跟不出该花色" if i.get("any_normal_play_shows_out") else "")
+                     + ("；不采用此打法是不合理的" if i.get("irrational_otherwise") else "")
+                     + ("" if any(i.get(k) for k in ("opponent_showed_out", "any_normal_play_shows_out",
+                                                      "irrational_otherwise")) else "；没有第70条E款所列的例外"))
+    return "；".join(parts) + "。"
+
+
+CONTESTED_CLAIM = Ruling(
+    "contested-claim", contested_claim, CLAIM_CLAUSES,
+    "有争议的声称：裁判的程序、外面还有一张将牌、声称者未说明的打法（第70条）",
+    (Field("outstanding_trump", "bool", "对手手中尚有一张将牌"),
+     Field("trump_mentioned", "bool", "声称者说明了该将牌"),
+     Field("claimer_may_be_unaware", "bool", "声称者可能未觉察该将牌"),
+     Field("trick_could_be_lost", "bool", "正常打法下可能在该将牌上失墩"),
+     Field("new_line", "bool", "声称者事后提出新的打牌路线"),
+     Field("unstated_line", "bool", "声称依赖未说明的飞牌或跌落"),
+     Field("opponent_showed_out", "bool", "声称前该对手在该花色已未跟牌"),
+     Field("any_normal_play_shows_out", "bool", "以后任何正常打法该对手都将跟不出"),
+     Field("irrational_otherwise", "bool", "不采用此打法是不合理的")),
+    situation=contested_claim_situation)
+
+
+def concession_situation(i: dict) -> str:
+    did = "一名赛员承认输掉一墩" if i["kind"] == "concession" else "一名赛员同意了对方对一墩的声称"
+    if i.get("contract_already_decided"):      # 71B: the concession is of the contract's result
+        did = "庄家已完成定约，却承认定约失败（或防家已击败定约，却承认定约完成）"
+    facts = prose.flagged(i, (("trick_already_won", "该墩实际上本方已经赢得"),
+                         ("no_legal_play_loses", "剩余牌张任何合法打法都不会失掉该墩")))
+    if i.get("no_normal_play_loses") and not i.get("no_legal_play_loses"):
+        facts.append("剩余牌张任何正常打法都不会失掉该墩（某种不正常的打法才会）")
+    if not facts and not i.get("contract_already_decided"):
+        facts.append("该墩并非本方已赢得，以某种正常打法也有可能失掉")
+    when = []
+    if i.get("within_correction_period") is False:
+        when.append("已过第79条C款的更正时限才提出")
+    if i.get("before_next_call") is False:
+        when.append("本方已对下一副牌叫牌后才提出")
+    normal_only = i.get("no_normal_play_loses") and not (i.get("trick_already_won") or i.get("no_legal_play_loses")
+                                                          or i.get("contract_already_decided"))
+    in_time = "；在本方对下一副牌叫牌、该轮结束之前提出" if normal_only and i["kind"] == "concession" \
+        else "；在第79条C款的更正时限内提出"
+    return did + "".join(f"；{f}" for f in facts[:1]) + "".join(f"，{f}" for f in facts[1:]) \
+        + (f"；{'，'.join(when)}" if when else in_time) + "。"
+
+
+CONCESSION = Ruling(
+    "concession", concession, CONCESSION_CLAUSES,
+    "承认输掉了不会输的牌墩、同意了对方的声称：能否取消（第69、71条）",
+    (Field("kind", "choice", "承认还是同意对方的声称", KIND_NAMES),
+     Field("trick_already_won", "bool", "该墩实际上已为本方赢得"),
+     Field("no_legal_play_loses", "bool", "任何合法打法都不会失掉该墩"),
+     Field("no_normal_play_loses", "bool", "任何正常打法都不会失掉该墩"),
+     Field("contract_already_decided", "bool", "定约的成败已定，却承认了相反的结果"),
+     Field("within_correction_period", "bool", "在第79条C款的更正时限内"),
+     Field("before_next_call", "bool", "在本方对下一副牌叫牌、该轮结束之前")),
+    situation=concession_situation)

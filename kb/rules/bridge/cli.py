@@ -1,7 +1,7 @@
 """``kb bridge COMMAND FILE|- [--json]``: one ruling per command, one JSON object per ruling.
 
-The object's keys are the keyword arguments of the ruling's function (see
-:mod:`kb.rules.bridge.registry` and ``kb rules list``). Cards are rank + suit (``AS``, ``TH`` or
+The object's keys are the keyword arguments of the ruling's function, as its declaration describes
+them (``kb bridge COMMAND --help``; :mod:`kb.rules.bridge.declare`, ``kb rules list``). Cards are rank + suit (``AS``, ``TH`` or
 ``10H``, ``Q♠``); seats ``N E S W``; a strain is ``S H D C`` or ``NT``; calls are ``1C``–``7NT``,
 ``P``/``PASS``, ``X``, ``XX``. The output is the explanation with its clause ids, or with
 ``--json`` the full result.
@@ -46,7 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     epilog = "\n".join(f"  {r.command:26} {r.summary}\n  {'':26} 字段：{' '.join(r.fields)}" for r in BY_COMMAND.values())
     parser = argparse.ArgumentParser(
         prog="kb bridge", description="桥牌规则计算（中国桥牌竞赛规则1999），每个子命令一种输入",
-        epilog="子命令（[] 内为可省略的字段）：\n" + epilog,
+        epilog="子命令（[] 内为可省略的字段；kb bridge COMMAND --help 列出各字段的意思与可取的值）：\n" + epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=list(BY_COMMAND) + list(FORMER), metavar="COMMAND")
     parser.add_argument("file", help="JSON 输入文件，- 为标准输入")
@@ -59,6 +59,9 @@ def main(argv: list[str]) -> int:
     args_in = list(argv)
     if args_in[:1] == ["bridge"]:
         args_in = args_in[1:]
+    if args_in[:1] and args_in[0] in BY_COMMAND and {"-h", "--help"} & set(args_in[1:]):
+        print(BY_COMMAND[args_in[0]].help())       # the ruling's fields, from its declaration
+        return 0
     try:
         args = _parser().parse_args(args_in)
     except SystemExit as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
 from kb.rules.bridge.cards import (
     SUIT_NAMES,
@@ -19,8 +20,10 @@ from kb.rules.bridge.cards import (
     parse_suit,
     sort_cards,
 )
+from kb.rules.bridge.declare import Field, Ruling
 from kb.rules.bridge.play import legal_set
 
+FAULT_NAMES = {"omitted": "漏打（未对该墩出牌）", "extra": "多打（对该墩打出两张或更多）"}
 DEFECTIVE_CLAUSES = cids("67A", "67A1", "67A2", "67B", "67B1a", "67B1b", "67B2", "64", "45E", "58B")
 
 
@@ -44,7 +47,7 @@ def defective_trick(trick: Any, fault: Any, discovered_after_next_trick: Any, le
     a revoke is deemed (67B1(b), Law 64); extra cards are withdrawn, keeping the exposed one or, if the
     director cannot tell, the highest card that could legally be played (67B2)."""
     t = parse_int(trick, "trick", 1, 13)
-    what = parse_choice(fault, "fault", ("omitted", "extra"))
+    what = parse_choice(fault, "fault", tuple(FAULT_NAMES))
     after = parse_bool(discovered_after_next_trick, "discovered_after_next_trick")
     if after and t == 13:
         raise KbError("discovered_after_next_trick: 第13墩之后没有下一墩")
@@ -92,3 +95,26 @@ def defective_trick(trick: Any, fault: Any, discovered_after_next_trick: Any, le
                            explanation=f"{situation}：裁判检查已打出的牌张，违规者收回多余的{labels(sort_cards(back))}，{how}；"
                                        f"收回的牌张视为始终在他手中，较早牌墩中的未跟牌可能构成藏牌（67B2）。"
                                        + ("" if not judged else ""))
+
+
+def defective_trick_situation(i: dict) -> str:
+    when = "双方均已对下一墩出牌后" if i.get("discovered_after_next_trick") else "双方对下一墩出牌之前"
+    head = f"第{i['trick']}墩引出{prose.suit(i['led_suit'])}，"
+    if i["fault"] == "omitted":
+        return head + f"一家没有对该墩出牌（漏打），{when}被指出；他手中有 {prose.cards(i['hand'])}{prose.void(i)}。"
+    many = i.get("cards_in_trick", [])
+    seen = f"，其中暴露的是{prose.card(i['exposed'])}" if i.get("exposed") else ""
+    return head + f"一家对该墩打出了{prose.count(many)}张牌 {prose.cards(many)}{seen}，{when}被指出。"
+
+
+DEFECTIVE_TRICK = Ruling(
+    "defective-trick", defective_trick, DEFECTIVE_CLAUSES,
+    "有缺陷的牌墩：漏打或多打一张牌的改正与后果（第67条）",
+    (Field("trick", "int", "有缺陷的牌墩", unit="第{}墩"),
+     Field("fault", "choice", "缺陷", FAULT_NAMES),
+     Field("discovered_after_next_trick", "bool", "双方均已对下一墩出牌后才发现"),
+     Field("led_suit", "led", "本墩引牌花色"),
+     Field("hand", "cards", "违规者手中的牌"),
+     Field("cards_in_trick", "cards", "违规者放入该墩的牌"),
+     Field("exposed", "card", "暴露的牌")),
+    situation=defective_trick_situation)

@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
 from kb.rules.bridge.cards import (
     RANKS,
@@ -22,6 +23,7 @@ from kb.rules.bridge.cards import (
     sort_cards,
     winning_index,
 )
+from kb.rules.bridge.declare import Field, Ruling
 from kb.rules.bridge.play import legal_set
 
 DESIGNATE_CLAUSES = cids("46A", "46B", "46B1", "46B2", "46B3a", "46B3b", "46B4", "46B5", "44C")
@@ -198,3 +200,31 @@ def designate(call: Any, dummy_cards: Any, led_suit: Any = None, dummy_plays_fou
         return void(f"明手的{labels(held)}都不能合法打出（须跟{SUIT_NAMES[led]}，44C），"  # type: ignore[index]
                     f"“{call}”没有可打的牌", "46B3b", "44C")
     return void(f"明手没有牌点为{rank_label}的牌", "46B3b")
+
+
+def designate_situation(i: dict) -> str:
+    parts = [f"明手有 {prose.cards(i['dummy_cards'])}"]
+    if i.get("current_trick_cards"):
+        parts.append(f"本墩已打出 {prose.cards(i['current_trick_cards'])}，明手第{len(i['current_trick_cards']) + 1}家出牌")
+    elif i.get("led_suit"):
+        parts.append(f"本墩引出{prose.suit(i['led_suit'])}")
+    else:
+        parts.append("由明手引牌")
+    if i.get("previous_trick_winning_suit"):
+        parts.append(f"上一墩以{prose.suit(i['previous_trick_winning_suit'])}赢得")
+    if "trump" in i:
+        parts.append("无将定约" if prose.suit(i["trump"]) == "无将" else f"将牌为{prose.suit(i['trump'])}")
+    return "，".join(parts) + f"；庄家说：“{i['call']}”。"
+
+
+DESIGNATE = Ruling(
+    "designate", designate, DESIGNATE_CLAUSES,
+    "庄家对明手不完全或错误的打牌指示指的是哪张牌（第46条）",
+    (Field("call", "word", "庄家的指定"),
+     Field("dummy_cards", "cards", "明手的牌"),
+     Field("led_suit", "led", "本墩引牌花色"),
+     Field("dummy_plays_fourth", "bool", "明手为第4家出牌"),
+     Field("current_trick_cards", "cards", "本墩已打出的牌"),
+     Field("trump", "trump", "将牌"),
+     Field("previous_trick_winning_suit", "suit", "上一墩赢墩牌的花色")),
+    situation=designate_situation)

@@ -4,8 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
 from kb.rules.bridge.cards import Result, cids, parse_bool, parse_choice
+from kb.rules.bridge.declare import Field, Ruling
 
 DUMMY_RIGHTS_CLAUSES = cids("42A1", "42A2", "42A3", "42B", "42B1", "42B2", "42B3", "43A1a", "43A1b", "43A1c", "43A2", "43A2a",
                             "43A2b", "43A2c", "43B1", "43B2a", "43B2b", "43B3", "45F", "61B", "64")
@@ -25,6 +27,15 @@ ACTIONS: dict[str, tuple[str, bool, str]] = {
     "exchange_hands": ("43A2a", False, "明手不得与庄家交换看牌"),
     "leave_seat": ("43A2b", False, "明手不得离开自己的座位，看庄家打牌"),
     "look_at_defender": ("43A2c", False, "明手不得主动地看任一防家手中的牌张"),
+}
+# what dummy did, in the words the form and the worked examples use (ACTIONS: what the Law says of it)
+ACTION_NAMES = {
+    "give_information": "裁判在场时提供事实或规则的情况", "count_tricks": "计算赢得或失去的牌墩",
+    "play_as_directed": "按庄家指示打出明手的牌", "ask_declarer_revoke": "询问未跟牌的庄家是否还有引牌花色",
+    "ask_defender_revoke": "询问未跟牌的防家是否还有引牌花色", "prevent_irregularity": "提醒庄家不要违规（如不要从错误方位引牌）",
+    "point_out_after_play": "一副牌打完后指出违规", "call_director": "在打牌过程中主动召请裁判",
+    "point_out_during_play": "在打牌过程中指出违规", "suggest_play": "建议庄家打哪张牌",
+    "exchange_hands": "与庄家交换看牌", "leave_seat": "离开座位看庄家打牌", "look_at_defender": "主动看防家手中的牌",
 }
 SPECIAL = ("exchange_hands", "leave_seat", "look_at_defender")   # 43A2: the breaches 43B2 and 43B3 follow
 
@@ -100,3 +111,27 @@ def dummy_rights(action: Any, after_breach: Any = False, attention_drawn: Any = 
     return DummyRuling(clauses=cids(*clauses), allowed=False,
                        explanation=f"不可以：{words}（{clause}）。明手违反第43条A款的限制，应受到第90条的判罚（43B1）。"
                                    + extra)
+
+
+def dummy_rights_situation(i: dict) -> str:
+    before = "明手此前已违反第43条A款2的一项限制；" if i.get("after_breach") else ""
+    drawn = "另一赛员已指出违规后，" if i.get("attention_drawn") else ""
+    revoked = "，庄家确已藏牌" if i.get("declarer_revoked") else ""
+    did = prose.value(ACTION_NAMES, i["action"], "action")
+    if i.get("after_breach") and i["action"] == "point_out_during_play":
+        did = "在打牌过程中首先指出防守方的违规"              # 43B3: the defenders' irregularity, dummy first
+    if i.get("after_breach") and i["action"] == "ask_declarer_revoke":
+        did = "最先询问庄家是否藏牌"
+    if i.get("after_breach") and i["action"] == "prevent_irregularity":
+        did = "提醒庄家不要从错误方位引牌"                   # 43B2(a) is about that warning only
+    return f"{before}{drawn}明手{did}{revoked}。"
+
+
+DUMMY_RIGHTS = Ruling(
+    "dummy-rights", dummy_rights, DUMMY_RIGHTS_CLAUSES,
+    "明手可以做什么、不可以做什么，违反限制的后果（第42–43条）",
+    (Field("action", "choice", "明手的行为", ACTION_NAMES),
+     Field("after_breach", "bool", "明手此前已违反43A2的限制"),
+     Field("attention_drawn", "bool", "另一赛员已指出违规"),
+     Field("declarer_revoked", "bool", "庄家确已藏牌")),
+    situation=dummy_rights_situation)

@@ -1,4 +1,5 @@
-"""Worked examples (examples.json): run each through its ruling and check the result; near misses marked."""
+"""Worked examples (examples.json, and those a ruling declares beside it): run each through its ruling and
+check the result; near misses marked."""
 from __future__ import annotations
 
 import json
@@ -7,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.core.errors import KbError
-from kb.rules.bridge.registry import call
+from kb.rules.bridge.registry import RULINGS, call
 
 EXAMPLES_PATH = Path(__file__).with_name("examples.json")
 FIELDS = ("title", "clause", "function", "input", "expect")
@@ -36,9 +37,14 @@ def check_examples(path: Path | str | None = None) -> list[dict[str, Any]]:
         raise KbError(f"{file}:{exc.lineno}: 不是合法的 JSON（{exc.msg}）") from None
     if not isinstance(examples, list):
         raise KbError(f"{file}: 应为例题的列表")
+    sources = [f"{file.name} 例题 {i + 1}" for i in range(len(examples))]
+    if path is None:            # and the examples each ruling declares beside it (Ruling.examples)
+        for ruling in RULINGS:
+            examples += [{**ex, "function": ruling.name} for ex in ruling.examples]
+            sources += [f"{ruling.command} 的算例 {i + 1}" for i in range(len(ruling.examples))]
     out = []
     for i, ex in enumerate(examples):
-        where = f"{file.name} 例题 {i + 1}"
+        where = sources[i]
         if not isinstance(ex, dict):
             raise KbError(f"{where}: 应为对象")
         for key in FIELDS:
@@ -50,7 +56,7 @@ def check_examples(path: Path | str | None = None) -> list[dict[str, Any]]:
         if not isinstance(ex.get("near_miss", False), bool):
             raise KbError(f"{where}.near_miss: 应为 true 或 false")
         title, clause = ex["title"], ex["clause"]
-        where = f"{file.name} 例题「{title}」"
+        where = f"{where.rsplit(' ', 1)[0]}「{title}」"
         if not isinstance(clause, str) or not _CLAUSE_ID.fullmatch(clause):
             raise KbError(f"{where}.clause: 应为条款编号，如 cbr1999:64A1，收到 {clause!r}")
         if not isinstance(ex["expect"], dict) or not ex["expect"]:

@@ -4,8 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
 from kb.rules.bridge.cards import Result, cids, parse_bool, parse_card, parse_seat, role, seat_and_role
+from kb.rules.bridge.declare import Field, Ruling
 from kb.rules.bridge.penalty import kind_of
 
 EXPOSED_CLAUSES = cids("48A", "48B1", "48B2", "49", "50", "50B", "54", "54A", "68", "68A", "45C2")
@@ -61,3 +63,24 @@ def exposed_card(exposed_by: Any, declarer: Any, card: Any = None, inadvertent: 
     kind, why = kind_of(c, inad, 1)
     return ExposedRuling(clauses=cids("49", "50", "50B"), penalty_card=True, kind=kind,
                          explanation=f"{seat}暴露的{c.label}成为罚张（49），按第50条处理：{why}。")
+
+
+def exposed_card_situation(i: dict) -> str:
+    who = seat_and_role(str(parse_seat(i["exposed_by"], "exposed_by")), str(parse_seat(i["declarer"], "declarer")))
+    if i.get("faced_hand"):
+        return f"{who}" + ("在对方牌面向上的越序首引之后立刻" if i.get("after_opening_lead_out_of_turn") else "在打牌过程中") \
+            + "摊开手中的牌。"
+    how = "因疏忽暴露（如不慎掉落）了" if i.get("inadvertent", True) else "有意亮出了"
+    return f"{who}{how}{prose.card(i['card'])}。"
+
+
+EXPOSED_CARD = Ruling(
+    "exposed-card", exposed_card, EXPOSED_CLAUSES,
+    "暴露的牌：庄家、明手的牌不受判罚，防家的牌成为罚张；庄家摊牌（第48–49条）",
+    (Field("exposed_by", "seat", "暴露牌张的一家"),
+     Field("declarer", "seat", "庄家"),
+     Field("card", "card", "暴露的牌"),
+     Field("inadvertent", "bool", "因疏忽而暴露（如不慎掉落）"),
+     Field("faced_hand", "bool", "庄家摊开手中的牌"),
+     Field("after_opening_lead_out_of_turn", "bool", "在对方越序首引之后")),
+    situation=exposed_card_situation)

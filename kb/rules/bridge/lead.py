@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
 from kb.rules.bridge.cards import (
     SEAT_NAMES,
@@ -17,11 +18,13 @@ from kb.rules.bridge.cards import (
     partner,
     seat_and_role,
 )
+from kb.rules.bridge.declare import Field, Ruling
 
 LEAD_OUT_OF_TURN_CLAUSES = cids("53A", "53B", "54", "54A", "54B", "54B1", "54C", "54D", "55A", "55B1", "55B2",
                                 "55C", "56", "50D", "50D1", "50D2", "50D2a", "50D2b", "57")
 CHOICES = ("accept", "declarer_faces_hand", "withdraw")
-CHOICE_NAMES = {"accept": "接受越序引牌", "declarer_faces_hand": "庄家摊牌成为明手", "withdraw": "要求收回"}
+# the non-offenders' choice, in the words the form, the worked examples and the answers use
+CHOICE_NAMES = {"accept": "接受该引牌", "declarer_faces_hand": "摊牌，自己成为明手", "withdraw": "要求收回该引牌"}
 
 
 @dataclass(frozen=True)
@@ -147,3 +150,46 @@ def lead_out_of_turn(leader: Any, correct_leader: Any, declarer: Any, card: Any,
                                   + (f"，庄家可要求或禁止其引出{led.label}的花色（50D2a；如此{led.label}不再是罚张，收回），"
                                      f"也可不加限制，{SEAT_NAMES[right]}可引任何牌张，{led.label}仍为罚张（50D2b）。" if right == partner(off)
                                      else "；该罚张须于第一次合法机会打出（50D1）。"))
+
+
+def lead_out_of_turn_situation(i: dict) -> str:
+    off, decl, right = i["leader"], i["declarer"], i["correct_leader"]
+    dummy = partner(decl)
+    if right == decl:
+        due = "本墩应从庄家手中引牌"
+    elif right == dummy:
+        due = f"本墩应从明手（{prose.seat(dummy)}）引牌"
+    else:
+        due = f"首引应由{prose.seat(right)}作出" if i.get("opening_lead") else f"本墩应由{prose.seat(right)}引牌"
+    parts = [f"{prose.seat(decl)}为庄家，{due}"]
+    if off == decl:
+        did, chooser = f"庄家却从自己手中引出{prose.card(i['card'])}", "防家"
+    elif off == dummy:
+        did, chooser = f"庄家却从明手（{prose.seat(off)}）引出{prose.card(i['card'])}", "防家"
+    else:
+        did, chooser = f"{prose.seat(off)}（防家）越序牌面向上引出{prose.card(i['card'])}", "庄家"
+    parts[0] += "，" + did
+    if i.get("declarer_may_have_seen_dummy"):
+        parts.append("庄家可能已看到明手的牌")
+    if i.get("declarer_began_facing"):
+        parts.append("庄家已开始摊牌，暴露了牌张")
+    if i.get("played_by"):
+        parts.append(f"裁定之前，{prose.seat(i['played_by'])}已接着出牌")
+    if i.get("choice"):
+        parts.append(f"{chooser}选择{prose.value(CHOICE_NAMES, i['choice'], 'choice')}")
+    return "；".join(parts) + "。"
+
+
+LEAD_OUT_OF_TURN = Ruling(
+    "lead-out-of-turn", lead_out_of_turn, LEAD_OUT_OF_TURN_CLAUSES,
+    "越序引牌：接受或收回、庄家摊牌成为明手、由此产生的罚张（第53–56条）",
+    (Field("leader", "seat", "越序引牌者"),
+     Field("correct_leader", "seat", "应当引牌的一家"),
+     Field("declarer", "seat", "庄家"),
+     Field("card", "card", "越序引出的牌"),
+     Field("opening_lead", "bool", "首引"),
+     Field("choice", "choice", "非违规方的选择", CHOICE_NAMES),
+     Field("played_by", "seat", "裁定前已接着出牌的一家"),
+     Field("declarer_may_have_seen_dummy", "bool", "庄家可能已看到明手的牌"),
+     Field("declarer_began_facing", "bool", "庄家已开始摊牌")),
+    situation=lead_out_of_turn_situation)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
 from kb.rules.bridge.cards import (
     SUIT_NAMES,
@@ -20,6 +21,7 @@ from kb.rules.bridge.cards import (
     parse_suit,
     sort_cards,
 )
+from kb.rules.bridge.declare import Field, Ruling
 from kb.rules.bridge.play import legal_set
 
 PENALTY_CARD_KIND_CLAUSES = cids("50B")
@@ -30,7 +32,10 @@ PENALTY_CARD_OBLIGATIONS_CLAUSES = cids(
 TURNS = ("offender", "partner_lead")
 OPTIONS = ("require", "forbid", "none")
 KINDS = ("minor", "major")
-KIND_NAMES = {"minor": "轻罚张", "major": "重罚张"}
+# the words of each code, as the form, the worked examples and the answers say it
+KIND_NAMES = {"major": "重罚张", "minor": "轻罚张"}
+TURN_NAMES = {"offender": "轮到违规者出牌", "partner_lead": "轮到违规者的同伴引牌"}
+OPTION_NAMES = {"require": "要求引出罚张花色", "forbid": "禁止引出罚张花色", "none": "对引牌不加限制"}
 
 
 @dataclass(frozen=True)
@@ -263,3 +268,50 @@ def _chosen_suits(suits: Any, penalty_suits: list[str], opt: str, one_suit: bool
     if opt == "require" and len(chosen) != 1:
         raise KbError(f"suits: 庄家只能要求引出一种花色，收到 {len(chosen)} 种")
     return [s for s in "SHDC" if s in chosen]
+
+
+def penalty_card_kind_situation(i: dict) -> str:
+    how = "因疏忽" if i.get("inadvertent") else "并非因疏忽（如越序引牌）"
+    many = f"（同时暴露了 {i['count_of_penalty_cards']} 张牌）" if i.get("count_of_penalty_cards", 1) > 1 else ""
+    return f"防守方{how}暴露了{prose.card(i['card'])}{many}。"
+
+
+PENALTY_CARD_KIND = Ruling(
+    "penalty-card-kind", penalty_card_kind, PENALTY_CARD_KIND_CLAUSES,
+    "暴露的牌是轻罚张还是重罚张（第50条B款）",
+    (Field("card", "card", "打出或暴露的牌"),
+     Field("inadvertent", "bool", "因疏忽而暴露"),
+     Field("count_of_penalty_cards", "int", "同时暴露的牌数")),
+    situation=penalty_card_kind_situation)
+
+
+def penalty_card_obligations_situation(i: dict) -> str:
+    kind = KIND_NAMES[i["kind"]] if i.get("kind") else ("轻罚张" if i.get("inadvertent") else "罚张")
+    parts = [f"防守方一家有{kind} {prose.cards(i['penalty_cards'])} 摊在桌上"]
+    parts.append(TURN_NAMES[i["turn"]])
+    if i.get("led_suit"):
+        parts.append(f"本墩引出{prose.suit(i['led_suit'])}")
+    if i.get("hand"):
+        parts.append(f"{'同伴' if i['turn'] == 'partner_lead' else '违规者'}手中有 {prose.cards(i['hand'])}{prose.void(i)}")
+    if i.get("declarer_option") and i.get("suits"):
+        named = "、".join(prose.suit(s) for s in i["suits"])     # the declared words, with the suits he named
+        option = i["declarer_option"]
+        parts.append(f"庄家{OPTION_NAMES[option].replace('罚张花色', named)}" if option in ("require", "forbid")
+                     else f"庄家指名{named}")
+    elif i.get("declarer_option"):
+        parts.append(f"庄家{OPTION_NAMES[i['declarer_option']]}")
+    return "，".join(parts) + "。"
+
+
+PENALTY_CARD_OBLIGATIONS = Ruling(
+    "penalty-card-obligations", penalty_card_obligations, PENALTY_CARD_OBLIGATIONS_CLAUSES,
+    "罚张对违规者及其同伴出牌的限制与庄家的选择（第50–51条）",
+    (Field("penalty_cards", "cards", "罚张"),
+     Field("turn", "choice", "出牌时机", TURN_NAMES),
+     Field("inadvertent", "bool", "因疏忽而暴露"),
+     Field("kind", "choice", "罚张种类", KIND_NAMES),
+     Field("hand", "cards", "手中的牌"),
+     Field("led_suit", "led", "本墩引牌花色"),
+     Field("declarer_option", "choice", "庄家的选择", OPTION_NAMES),
+     Field("suits", "suits", "庄家指名的花色")),
+    situation=penalty_card_obligations_situation)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
 from kb.rules.bridge.cards import (
     SEAT_NAMES,
@@ -20,6 +21,7 @@ from kb.rules.bridge.cards import (
     sort_cards,
     winning_index,
 )
+from kb.rules.bridge.declare import Field, Ruling
 
 LEGAL_CARDS_CLAUSES = cids("44A", "44C", "44D")
 TRICK_WINNER_CLAUSES = cids("44B", "44E", "44F", "44G")
@@ -97,3 +99,29 @@ def trick_winner(leader: Any, cards_in_order: Any, trump: Any = None) -> TrickOu
     return TrickOutcome(clauses=cids("44B", clause, "44G"), explanation=text, winner=winner,
                         winning_card=str(card), trumped=trumped, next_leader=winner)
 
+
+def legal_cards_situation(i: dict) -> str:
+    return f"{prose.led(i)}；手中有 {prose.cards(i['hand'])}{prose.void(i)}。"
+
+
+LEGAL_CARDS = Ruling(
+    "legal-cards", legal_cards, LEGAL_CARDS_CLAUSES,
+    "哪些牌可以引出或跟出（第44条）",
+    (Field("hand", "cards", "手中的牌"),
+     Field("led_suit", "led", "本墩引牌花色")),
+    situation=legal_cards_situation)
+
+
+def trick_winner_situation(i: dict) -> str:
+    plays = "、".join(f"{prose.seat(next_seat(i['leader'], k))}{prose.card(c)}" for k, c in enumerate(i["cards_in_order"]))
+    trump = "无将定约" if prose.suit(i.get("trump")) == "无将" else f"将牌为{prose.suit(i['trump'])}"
+    return f"{trump}，{prose.seat(i['leader'])}引牌；依次打出：{plays}。"
+
+
+TRICK_WINNER = Ruling(
+    "trick-winner", trick_winner, TRICK_WINNER_CLAUSES,
+    "一墩牌由谁赢得、谁引下一墩（第44条）",
+    (Field("leader", "seat", "引牌者"),
+     Field("cards_in_order", "cards", "按出牌顺序的四张牌"),
+     Field("trump", "trump", "将牌")),
+    situation=trick_winner_situation)

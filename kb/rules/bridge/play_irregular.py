@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
 from kb.rules.bridge.cards import (
     SEAT_NAMES,
@@ -18,14 +19,19 @@ from kb.rules.bridge.cards import (
     parse_choice,
     parse_seat,
     parse_suit,
+    partner,
     sort_cards,
 )
+from kb.rules.bridge.declare import Field, Ruling
 
 PREMATURE_CLAUSES = cids("57A", "57A1", "57A2", "57A3", "57B", "57C", "50", "59")
 SIMULTANEOUS_CLAUSES = cids("58A", "58B1", "58B2", "58B3", "58B4", "50", "67")
 OPTIONS = ("highest", "lowest", "forbid")
-OPTION_NAMES = {"highest": "打出引牌花色的最大牌张（57A1）", "lowest": "打出引牌花色的最小牌张（57A2）",
-                "forbid": "禁止打出庄家指定的另一花色（57A3）"}
+# declarer's choice (57A1–57A3) and the two cases of Law 58, in the words the form, the examples and the answers use
+OPTION_NAMES = {"highest": "要求同伴打出引牌花色的最大牌张", "lowest": "要求同伴打出引牌花色的最小牌张",
+                "forbid": "禁止同伴打出另一指定花色"}
+OPTION_CLAUSES = {"highest": "57A1", "lowest": "57A2", "forbid": "57A3"}
+KIND_NAMES = {"two_players": "两名赛员同时出牌", "one_player": "一名赛员一次打出几张牌"}
 
 
 @dataclass(frozen=True)
@@ -63,17 +69,17 @@ def premature_play(offender: Any, card: Any, led_suit: Any, declarer_and_dummy_p
     head = f"{situation}：{c.label}成为罚张（57A；罚张按第50条处理）"
     if opt is None:
         return PrematureRuling(clauses=cids("57A", "57A1", "57A2", "57A3", "50"), penalty=True, penalty_card=str(c),
-                               options=OPTIONS, explanation=head + "；庄家可选择要求违规者的同伴" +
-                               "，或".join(OPTION_NAMES.values()) + "。")
+                               options=OPTIONS, explanation=head + "；庄家可选择" +
+                               "，或".join(f"{OPTION_NAMES[o]}（{OPTION_CLAUSES[o]}）" for o in OPTIONS) + "。")
     forb = parse_suit(forbidden_suit, "forbidden_suit", optional=True)
     if opt == "forbid":
         if forb is None or forb == led:
             raise KbError("forbidden_suit: 57A3 须指定引牌花色以外的另一花色")
     elif forb is not None:
         raise KbError("forbidden_suit: 只在 declarer_option 为 forbid 时给出")
-    text = head + f"；庄家选择要求同伴{OPTION_NAMES[opt]}" if opt != "forbid" else \
+    rule = OPTION_CLAUSES[opt]
+    text = head + f"；庄家选择{OPTION_NAMES[opt]}（{rule}）" if opt != "forbid" else \
         head + f"；庄家禁止同伴打出{SUIT_NAMES[forb]}（57A3）"    # type: ignore[index]
-    rule = {"highest": "57A1", "lowest": "57A2", "forbid": "57A3"}[opt]
     if hand is None:
         return PrematureRuling(clauses=cids("57A", rule), penalty=True, penalty_card=str(c), explanation=text + "。")
     follow = sorted((x for x in hand if x.suit == led), key=lambda x: x.rank)
@@ -112,7 +118,7 @@ def simultaneous_play(kind: Any, visible: Any = None, defender: Any = False, des
     ``one_player`` — one player led or played ``cards`` at once, of which ``visible`` could be seen
     (58B1 one visible: it is played; 58B2 several: he designates one, a defender's others become
     penalty cards). ``discovered_after_next_trick``: both sides had played to the next trick (58B4 → 67)."""
-    how = parse_choice(kind, "kind", ("two_players", "one_player"))
+    how = parse_choice(kind, "kind", tuple(KIND_NAMES))
     if how == "two_players":
         return SimultaneousRuling(clauses=cids("58A"), explanation="两名赛员同时出牌：与合法引牌或打牌同时作出的引牌或打牌，"
                                   "视为在其之后的接续行动（58A）。")
@@ -149,3 +155,56 @@ def simultaneous_play(kind: Any, visible: Any = None, defender: Any = False, des
                               withdrawn=tuple(str(x) for x in hidden + ([] if is_def else rest)),
                               penalty_cards=tuple(str(x) for x in rest) if is_def and pick else (),
                               explanation=text)
+
+
+def premature_play_situation(i: dict) -> str:
+    off, mate = i["offender"], partner(i["offender"])
+    parts = [f"本墩引出{prose.suit(i['led_suit'])}，防家{prose.seat(off)}在同伴{prose.seat(mate)}出牌之前过早打出{prose.card(i['card'])}"]
+    if i.get("declarer_and_dummy_played"):
+        parts[0] += "，此时庄家与明手均已对本墩出牌"
+    option = i.get("declarer_option")
+    if option == "forbid" and i.get("forbidden_suit"):
+        parts.append(f"庄家禁止{prose.seat(mate)}打出{prose.suit(i['forbidden_suit'])}")
+    elif option:
+        parts.append(f"庄家选择{prose.value(OPTION_NAMES, option, 'declarer_option').replace('同伴', prose.seat(mate))}")
+    if i.get("partner_hand"):
+        parts.append(f"{prose.seat(mate)}手中有 {prose.cards(i['partner_hand'])}{prose.void(i, 'partner_hand')}")
+    return "；".join(parts) + "。"
+
+
+PREMATURE_PLAY = Ruling(
+    "premature-play", premature_play, PREMATURE_CLAUSES,
+    "防家过早引牌或打牌：罚张与庄家对其同伴的选择（第57条）",
+    (Field("offender", "seat", "过早出牌的防家"),
+     Field("card", "card", "过早打出的牌"),
+     Field("led_suit", "led", "本墩引牌花色"),
+     Field("declarer_and_dummy_played", "bool", "庄家与明手均已对本墩出牌"),
+     Field("declarer_option", "choice", "庄家的选择", OPTION_NAMES),
+     Field("forbidden_suit", "suit", "庄家禁止的花色"),
+     Field("partner_hand", "cards", "违规者同伴手中的牌")),
+    situation=premature_play_situation)
+
+
+def simultaneous_play_situation(i: dict) -> str:
+    if i["kind"] == "two_players":
+        return "两名赛员同时出牌：一家合法引牌或出牌的同时，另一家也引牌或出牌。"
+    many, seen = i.get("cards", []), i.get("visible", [])
+    who = "防家" if i.get("defender") else ("庄家（或明手）" if len(seen) > 1 else "一名赛员")
+    parts = [f"{who}一次打出{prose.count(many)}张牌 {prose.cards(many)}，其中能看到的是 {prose.cards(seen)}"]
+    if i.get("designated"):
+        parts.append(f"他指定打出{prose.card(i['designated'])}")
+    if i.get("discovered_after_next_trick"):
+        parts.append("双方均已对下一墩出牌后才发现")
+    return "；".join(parts) + "。"
+
+
+SIMULTANEOUS_PLAY = Ruling(
+    "simultaneous-play", simultaneous_play, SIMULTANEOUS_CLAUSES,
+    "同时引牌或打牌、一手同时打出多张牌（第58条）",
+    (Field("kind", "choice", "同时出牌的情形", KIND_NAMES),
+     Field("visible", "cards", "能看到的牌"),
+     Field("defender", "bool", "出牌者为防家"),
+     Field("designated", "card", "指定打出的牌"),
+     Field("discovered_after_next_trick", "bool", "双方均已对下一墩出牌后才发现"),
+     Field("cards", "cards", "一次打出的牌")),
+    situation=simultaneous_play_situation)

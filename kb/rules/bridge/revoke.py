@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import kb.rules.bridge.prose as prose
 from kb.core.errors import KbError
 from kb.rules.bridge.cards import (
     SEAT_NAMES,
@@ -23,6 +24,7 @@ from kb.rules.bridge.cards import (
     side,
     sort_cards,
 )
+from kb.rules.bridge.declare import Field, Ruling
 from kb.rules.bridge.play import legal_set
 
 IS_REVOKE_CLAUSES = cids("61A", "44A", "44C", "44D", "59")
@@ -32,8 +34,9 @@ REVOKE_ADJUSTMENT_CLAUSES = cids("64A1", "64A2", "64B1", "64B2", "64B3", "64B4",
 
 ACTIONS = ("lead", "play", "name", "claim", "concede", "acquiesce")
 TRICK_ACTIONS = ("lead", "play", "name")        # the actions that belong to a trick (a claim belongs to none)
-ACTION_NAMES = {"lead": "引出", "play": "打出", "name": "指明", "claim": "作出声称",
-                "concede": "作出承认", "acquiesce": "默认了声称或承认"}
+# what happened after a revoke, in the words the form, the worked examples and the answers use
+ACTION_NAMES = {"lead": "引牌", "play": "出牌", "name": "指明要打的牌", "claim": "作出声称", "concede": "作出承认",
+                "acquiesce": "默认了声称或承认"}
 
 
 @dataclass(frozen=True)
@@ -238,8 +241,7 @@ def revoke_established(revoke_trick: Any, offender: Any, events: Any, declarer: 
         return RevokeStatus(clauses=cids(*clauses), explanation=text, established=False, must_correct=True,
                             penalty_applies=False, offender_role=role)
     ev = events[by]
-    ev_text = (f"{SEAT_NAMES[ev['seat'].strip().upper()]}{ACTION_NAMES[ev['action']]}"
-               + (f"第{ev['trick']}墩的牌" if "trick" in ev else ""))
+    ev_text = prose.event(ev, ACTION_NAMES)
     assert rule is not None
     if twelfth and not returned:
         text = (f"{situation}，{ev_text}，藏牌已经成立（{rule}），但在四手牌均收回牌套前发现，必须改正（62D1）；"
@@ -339,3 +341,81 @@ def revoke_adjustment(revoke_trick: Any, revoke_trick_winner: Any, offender: Any
         text += f"共{count}墩。"
     return RevokeAdjustment(clauses=cids(rule, "64C"), explanation=text + tail, tricks_transferred=count,
                             rule=rule, exceptions=(), transferred_to=other, cap=cap)
+
+
+def is_revoke_situation(i: dict) -> str:
+    led = i.get("led_suit")
+    verb = "打出" if led else "引出"
+    # a card the penalty requires may be a penalty card face up on the table: he holds it, not in his hand
+    has = "持有" if i.get("required_cards") else "手中有"
+    parts = [f"本墩引出{prose.suit(led)}，一家{has} {prose.cards(i['hand'])}" if led else f"一家引牌，{has} {prose.cards(i['hand'])}"]
+    if i.get("required_cards"):
+        parts.append(f"罚则要求他打出{prose.cards(i['required_cards'])}{'中的一张' if len(i['required_cards']) > 1 else ''}")
+    if i.get("required_suit"):
+        parts.append(f"罚则要求他{verb}{prose.suit(i['required_suit'])}")
+    return "，".join(parts) + f"；他{verb}了{prose.card(i['card'])}。"
+
+
+IS_REVOKE = Ruling(
+    "is-revoke", is_revoke, IS_REVOKE_CLAUSES,
+    "打出的牌是否构成藏牌（第61条A款两种情形）",
+    (Field("hand", "cards", "出牌前手中的牌"),
+     Field("led_suit", "led", "本墩引牌花色"),
+     Field("card", "card", "打出的牌"),
+     Field("required_cards", "cards", "罚则要求打出的牌（其中一张）"),
+     Field("required_suit", "suit", "罚则要求引出或打出的花色")),
+    situation=is_revoke_situation)
+
+
+def revoke_established_situation(i: dict) -> str:
+    parts = [f"{prose.seat(i['offender'])}在第{i['revoke_trick']}墩藏牌"]
+    if i.get("declarer"):
+        parts.append(f"庄家为{prose.seat(i['declarer'])}")
+    parts.append(("此后：" + "；".join(prose.event(e, ACTION_NAMES) for e in i["events"])) if i.get("events") else "此后尚无人出牌")
+    if i.get("illegal_inquiry"):
+        parts.append("藏牌是以违反第61条B款的方式指出的（如防家询问同伴是否藏牌）")
+    if i.get("hands_returned"):
+        parts.append("四手牌已收回牌套")
+    return "，".join(parts) + "。"
+
+
+REVOKE_ESTABLISHED = Ruling(
+    "revoke-established", revoke_established, REVOKE_ESTABLISHED_CLAUSES,
+    "藏牌是否成立、是否须改正、是否判罚（第61–64条）",
+    (Field("revoke_trick", "int", "藏牌所在的墩", unit="第{}墩"),
+     Field("offender", "seat", "违规者"),
+     Field("events", "events", "藏牌以后发生的事", ACTION_NAMES, trick_actions=TRICK_ACTIONS),
+     Field("declarer", "seat", "庄家"),
+     Field("hands_returned", "bool", "四手牌已收回牌套"),
+     Field("illegal_inquiry", "bool", "藏牌是以违反61B的方式指出的")),
+    situation=revoke_established_situation)
+
+
+def revoke_adjustment_situation(i: dict) -> str:
+    parts = [f"{prose.seat(i['offender'])}在第{i['revoke_trick']}墩藏牌，该墩由{prose.seat(i['revoke_trick_winner'])}赢得"]
+    if i.get("declarer"):
+        parts.append(f"庄家为{prose.seat(i['declarer'])}")
+    later = i.get("later_tricks_won", [])
+    parts.append(f"违规方此后赢得{'、'.join(f'第{n}墩' for n in later)}" if later else "违规方此后未再赢墩")
+    parts += prose.flagged(i, (("second_revoke_same_suit", "这是同一花色的第二次藏牌"),
+                          ("offender_won_later_with_legal_card", "违规者后来用藏牌时本可合法打出的牌张赢得一墩"),
+                          ("faced_card", "藏牌出于摊在桌面上的牌（罚张、摊牌者或明手的牌）"),
+                          ("after_next_deal_call", "非违规方已对下一副牌叫牌后才指出"),
+                          ("after_round_end", "一轮结束后才指出")))
+    return "，".join(parts) + "。"
+
+
+REVOKE_ADJUSTMENT = Ruling(
+    "revoke-adjustment", revoke_adjustment, REVOKE_ADJUSTMENT_CLAUSES,
+    "藏牌成立后转移几墩（第64条）",
+    (Field("revoke_trick", "int", "藏牌所在的墩", unit="第{}墩"),
+     Field("revoke_trick_winner", "seat", "赢得藏牌墩的一家"),
+     Field("offender", "seat", "违规者"),
+     Field("later_tricks_won", "ints", "违规方此后赢得的墩"),
+     Field("offender_won_later_with_legal_card", "bool", "违规者用藏牌时本可合法打出的牌张在藏牌以后赢墩"),
+     Field("second_revoke_same_suit", "bool", "同一花色第二次藏牌"),
+     Field("faced_card", "bool", "藏牌出于摊在桌面上的牌（罚张、摊牌者或明手的牌）"),
+     Field("declarer", "seat", "庄家"),
+     Field("after_next_deal_call", "bool", "下一副已有人叫牌后才指出"),
+     Field("after_round_end", "bool", "一轮结束后才指出")),
+    situation=revoke_adjustment_situation)
