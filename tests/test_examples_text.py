@@ -8,10 +8,10 @@ import pytest
 
 from kb.core.errors import KbError
 from kb.ingest.normalise import to_hant
+from kb.rules.bridge import fields as bridge_fields
 from kb.rules.bridge.examples import check_examples as bridge_examples
 from kb.rules.bridge.registry import RULINGS
 from kb.rules.mahjong import check_examples as mahjong_examples
-from kb.site import bridge_fields
 from kb.site import examples_text as t
 
 BRIDGE = bridge_examples()
@@ -150,7 +150,7 @@ def test_robbing_a_kong_is_told_as_the_added_tile_not_a_discard():
 
 def test_every_choice_field_offers_exactly_the_codes_its_ruling_takes():
     """The form's lists and the guide offer each ruling's codes from the site's words
-    (kb/site/bridge_fields.py); the ruling itself names the codes it takes when given another (in a
+    (kb/rules/bridge/fields.py); the ruling itself names the codes it takes when given another (in a
     worked example's situation that reaches the field). A code the rules take but the site does not
     word would be missing from the form unseen."""
     checked = 0

@@ -11,7 +11,8 @@ import pytest
 from kb.app import build as b
 from kb.core import works
 from kb.core.errors import KbError
-from kb.site import bridge_fields, examples_text
+from kb.rules.bridge import fields as bridge_fields
+from kb.site import examples_text
 from kb.site.pdf import pdf_name
 
 

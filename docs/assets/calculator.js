@@ -326,7 +326,7 @@
       r.clauses.forEach(function (c) { p.appendChild(clauseLink(bh, c)); p.appendChild(document.createTextNode(" ")); });
       bout.appendChild(p);
     }
-    // the form: one control per field of the question (kb/site/bridge_fields.py: its kind, words,
+    // the form: one control per field of the question (kb/rules/bridge/fields.py: its kind, words,
     // choices), kept in step with the JSON box, which is what is sent
     var forms = JSON.parse(br.dataset.form), box = br.querySelector(".kb-br-form"), controls = [];
     var LISTS = {cards: 1, suits: 1, ints: 1};

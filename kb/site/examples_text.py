@@ -19,9 +19,9 @@ from kb.core.records import Record
 from kb.rules.bridge.auction import parse_call
 from kb.rules.bridge.cards import SEAT_NAMES, SUIT_NAMES, next_seat, parse_card, parse_seat, partner, seat_and_role
 from kb.rules.bridge.claim import ACT_NAMES
+from kb.rules.bridge.fields import ACTIONS, CHOSEN, DUMMY_ACTIONS, KINDS, OPTIONS, PREMATURE_OPTIONS, TURNS, kind, label, words_of
 from kb.rules.mahjong.examples import hand_of
 from kb.rules.mahjong.tiles import tile_name
-from kb.site.bridge_fields import ACTIONS, CHOSEN, DUMMY_ACTIONS, KINDS, OPTIONS, PREMATURE_OPTIONS, TURNS, kind, label, words_of
 
 Examples = dict[str, list[str]]
 

@@ -8,13 +8,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from kb.rules.bridge.fields import form
 from kb.rules.bridge.registry import RULINGS
 from kb.rules.catalogue import entries
 from kb.rules.mahjong.browser import engine_data, wordings
 from kb.rules.mahjong.notation import SITUATIONS
 from kb.rules.mahjong.settlement import SILENT, WIND_NAMES, WINNER_SEAT
 from kb.rules.mahjong.tiles import FLOWERS, TILES, tile_name
-from kb.site.bridge_fields import form
 from kb.site.examples_text import SITUATIONS as BRIDGE_SITUATIONS
 
 INDEX, MAHJONG, BRIDGE = "rules/index.md", "rules/mahjong.md", "rules/bridge.md"
@@ -145,7 +145,7 @@ def bridge_page(r: Any) -> str:
              "situation": r.t(BRIDGE_SITUATIONS[ex["function"]](ex["input"])),
              "explanation": r.rule_text(ex["result"]["explanation"]),
              "clauses": ex["result"]["clauses"]})
-    # the form that asks for each field of a question, and the guide to its JSON (kb/site/bridge_fields.py)
+    # the form that asks for each field of a question, and the guide to its JSON (kb/rules/bridge/fields.py)
     forms = {ru.command: [_translated(r, f) for f in form(ru.name, [ex["input"] for ex in r.layout.memo["bridge_examples"]
                                                                    if ex["function"] == ru.name])] for ru in RULINGS}
     ids = sorted({c for ru in RULINGS for c in ru.clauses}

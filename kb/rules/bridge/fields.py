@@ -5,7 +5,7 @@ input (kb/site/examples_text.py), the field guide and the form of the bridge hel
 (kb/site/rules_pages.py, docs/assets/calculator.js). A field's kind says how it is written
 in JSON and which control asks for it:
 
-``seat`` N/E/S/W · ``suit`` S/H/D/C · ``trump`` a suit or NT · ``led`` a suit, or null when the
+``seat`` N/E/S/W (or 北/东/南/西) · ``suit`` S/H/D/C · ``trump`` a suit or NT · ``led`` a suit, or null when the
 player leads · ``suits`` a list of suits · ``card`` "KH" · ``cards`` a list of cards · ``call``
 "1H", "P", "X", "XX" · ``word`` declarer's words ("大") · ``int`` a number · ``ints`` a list of
 numbers · ``bool`` true/false · ``choice`` one of the field's codes (WORDS) · ``events`` a list
@@ -87,7 +87,7 @@ KINDS = {"major": "重罚张", "minor": "轻罚张"}
 ACTIONS = {"lead": "引牌", "play": "出牌", "name": "指明要打的牌", "claim": "作出摊牌声明", "concede": "作出承认",
            "acquiesce": "默认了声称或承认"}
 if set(ACTIONS) != set(REVOKE_ACTIONS):
-    raise KbError("kb/site/bridge_fields.py: ACTIONS must word every action of kb/rules/bridge/revoke.py, no more")
+    raise KbError("kb/rules/bridge/fields.py: ACTIONS must word every action of kb/rules/bridge/revoke.py, no more")
 PREMATURE_OPTIONS = {"highest": "要求同伴打出引牌花色的最大牌张", "lowest": "要求同伴打出引牌花色的最小牌张",
                      "forbid": "禁止同伴打出另一指定花色"}
 SIMULTANEOUS = {"two_players": "两名赛员同时出牌", "one_player": "一名赛员一次打出几张牌"}
@@ -135,7 +135,7 @@ def label(function: str, key: str) -> str:
     """A field's words (every field has them: a missing one fails the build)."""
     found = LABELS_BY_FUNCTION.get(function, {}).get(key) or BRIDGE_LABELS.get(key)
     if not found:
-        raise KbError(f"bridge ruling {function}: input field {key} has no label in kb/site/bridge_fields.py")
+        raise KbError(f"bridge ruling {function}: input field {key} has no label in kb/rules/bridge/fields.py")
     return found
 
 
@@ -149,7 +149,7 @@ def kind(function: str, key: str) -> str:
     param = inspect.signature(BY_NAME[function].function).parameters.get(key)
     if param is not None and isinstance(param.default, bool):
         return "bool"
-    raise KbError(f"bridge ruling {function}: input field {key} has no kind in kb/site/bridge_fields.py")
+    raise KbError(f"bridge ruling {function}: input field {key} has no kind in kb/rules/bridge/fields.py")
 
 
 def _pairs(names: dict[str, str]) -> list[list[str]]:
