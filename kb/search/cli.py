@@ -17,28 +17,23 @@ import argparse
 import functools
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, BinaryIO, TextIO
 
-from kb.core.errors import KbError
+from kb.core.errors import KbError, print_error
+from kb.core.inputs import Parser
 from kb.core.works import holdings
 from kb.search.outside import concerns, notice
+from kb.search.parse import clean_query
 from kb.search.request import parse_law_range
 
-
-class _ArgError(Exception):
-    pass
+PROG = "kb search"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, no usage dump
-        raise _ArgError(message)
-
-
-def make_parser(prog: str = "kb search") -> argparse.ArgumentParser:
+def make_parser(prog: str = PROG) -> argparse.ArgumentParser:
     """The argument parser (also usable as a subcommand's parser by the kb CLI)."""
-    p = _Parser(prog=prog, description="Search the rule clauses (both scripts, both "
+    p = Parser(prog=prog, description="Search the rule clauses (both scripts, both "
                 "bridge translations, mahjong); citations such as 45C4(b) or 第64条 work.")
     add_arguments(p)
     return p
@@ -116,18 +111,20 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
         return "no results. " + coverage() + (" " + said if said else "")
 
     if query != "-":
+        if not clean_query(query).strip():       # undecodable bytes are named first
+            raise KbError("查询为空：请给出要查的词或条款号（如 明手、45C4(b)），或 - 从标准输入逐行读取")
         results = engine.search(query, **opts)
         stdout.write((json.dumps(results, ensure_ascii=False) if args.json
                       else format_results(results, query)) + "\n")
         return 0
 
     status = 0
-    for lineno, line in enumerate(stdin, 1):
+    for lineno, line in enumerate(_lines(stdin), 1):
         line = line.rstrip("\r\n")
         try:
             results = engine.search(line, **opts)
         except KbError as exc:
-            stderr.write(f"kb search: stdin line {lineno}: {exc}\n")
+            print_error(PROG, f"标准输入第 {lineno} 行：{exc}", stderr)
             results, status = [], 2
         if args.json:
             stdout.write(json.dumps(results, ensure_ascii=False) + "\n")
@@ -135,6 +132,17 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
             stdout.write(f"# {line}\n{format_results(results, line)}\n")
         stdout.flush()
     return status
+
+
+def _lines(stdin: TextIO) -> Iterator[str]:
+    """The lines of stdin as text; bytes that are not UTF-8 are kept as surrogates (so that the line
+    is refused by the search, with its number, instead of ending the loop with a decoding error)."""
+    raw: BinaryIO | None = getattr(stdin, "buffer", None)
+    if raw is None:                   # a text stream (a test's StringIO)
+        yield from stdin
+        return
+    for line in raw:
+        yield line.decode("utf-8", errors="surrogateescape")
 
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
@@ -147,16 +155,15 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
     try:
         args = make_parser().parse_args(argv)
         if args.limit < 1:
-            raise KbError(f"--limit must be at least 1, not {args.limit}")
+            raise KbError(f"--limit 须至少为 1，收到 {args.limit}")
         return run(args, stdin, stdout, stderr)
-    except _ArgError as exc:
-        stderr.write(f"kb search: {exc}\n")
-        return 2
     except KbError as exc:
-        stderr.write(f"kb search: {' '.join(str(exc).split())}\n")
+        print_error(PROG, " ".join(str(exc).split()), stderr)
         return 2
     except BrokenPipeError:  # `kb search ... | head`
         return 0
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else 0
 
 
 if __name__ == "__main__":

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import unicodedata
 from typing import Any
 
-from kb.core.errors import KbError
+from kb.core.errors import KbError, print_error
+from kb.core.inputs import Parser
 from kb.rules.inputs import parse_json, read_text
 from kb.rules.mahjong.hand import fail
 from kb.rules.mahjong.notation import parse_line
@@ -28,11 +28,6 @@ NOTATION_HELP = """\
 结算（settle）：JSON {"hand": 手牌（JSON 或一行）, "dealer": 本家|下家|对家|上家,
   "discarder": 下家|对家|上家（放铳者；自摸时省略）, "streak_shown": N（连庄示记，可省略）}
 """
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise fail(f"命令行参数有误：{message}", f"bad arguments: {message}")
 
 
 def _width(text: str) -> int:
@@ -79,7 +74,7 @@ def read_hand(text: str, label: str) -> Any:
 
 def main(argv: list[str]) -> int:
     """``mahjong score FILE|-|--hand LINE [--json]``, ``mahjong settle FILE|- [--json]``; bad input → one line, exit 2."""
-    parser = _Parser(prog="kb mahjong", description="台湾十六张麻将计台与结算",
+    parser = Parser(prog="kb mahjong", description="台湾十六张麻将计台与结算",
                      epilog=NOTATION_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("score", help="计算一手胡牌的台数", epilog=NOTATION_HELP,
@@ -115,9 +110,9 @@ def main(argv: list[str]) -> int:
             text = result["explanation"] + "\n依据：" + "、".join(result["clauses"]) + "\n条文未定：" + \
                 "".join(result["silent"])
     except KbError as exc:
-        print(f"kb mahjong: {exc}", file=sys.stderr)
+        print_error("kb mahjong", exc)
         return 2
     except SystemExit as exc:  # --help
-        return int(exc.code or 0)
+        return exc.code if isinstance(exc.code, int) else 0
     print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else text)
     return 0

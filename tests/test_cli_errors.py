@@ -1,0 +1,117 @@
+"""Every kb command's bad input: one line on stderr, in Chinese (``kb CMD: 错误：…``), exit 2, with
+control characters and undecodable bytes quoted from the input shown escaped, never acted on."""
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kb.app import cli
+from kb.core.errors import error_line, escape_controls
+from kb.core.records import read_jsonl
+from kb.search.index import build_index
+
+FIXTURE = Path(__file__).parent / "fixtures" / "search_records.jsonl"
+RAW = ("\x1b", "\x07", "\x9b", "\udcff")        # ESC, BEL, a C1 CSI, a byte that was not UTF-8
+
+
+@pytest.fixture(scope="module")
+def index_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("cli-errors") / "index"
+    build_index(FIXTURE, d)
+    return d
+
+
+def search(args: list[str], index_dir: Path, stdin: io.TextIOBase | None = None) -> tuple[int, str, str]:
+    from kb.search import cli as search_cli
+    out, err = io.StringIO(), io.StringIO()
+    code = search_cli.main(["search", *args, "--records", str(FIXTURE), "--index", str(index_dir)],
+                           stdin=stdin or io.StringIO(""), stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def one_error(err: str, *needles: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1 and "Traceback" not in err, err
+    assert "错误：" in lines[0] and "error:" not in lines[0], lines[0]
+    assert not any(c in lines[0] for c in RAW), lines[0]
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+    return lines[0]
+
+
+def test_escape_controls():
+    assert escape_controls("a\x1b[31mb\x07\tc\udcff\u202e") == "a\\x1b[31mb\\x07\\tc\\xff\\u202e"
+    assert escape_controls("明手 45C4(b)") == "明手 45C4(b)"
+    assert error_line("kb show", "「\x1b」") == "kb show: 错误：「\\x1b」"
+
+
+# --- 3: bytes that are not UTF-8 in a query ---------------------------------------------------------
+
+@pytest.mark.parametrize("query", ["\udcff\udcfe", "\udced\udca0\udc80", "明手\udcff"])
+@pytest.mark.parametrize("extra", [[], ["--json"], ["--work", "cbr1999"]])
+def test_an_undecodable_query_is_one_line_naming_it(index_dir, query, extra):
+    code, out, err = search([*extra, query], index_dir)
+    assert code == 2 and out == ""
+    one_error(err, "UTF-8", escape_controls(query))
+
+
+def test_an_undecodable_stdin_line_is_named_by_its_number(index_dir):
+    stdin = io.TextIOWrapper(io.BytesIO("明手\n".encode() + b"\xff\xfe\n" + "罚张\n".encode()), encoding="utf-8")
+    code, out, err = search(["--json", "-"], index_dir, stdin)
+    lines = out.splitlines()
+    assert code == 2 and len(lines) == 3 and json.loads(lines[1]) == [] and json.loads(lines[0]) and json.loads(lines[2])
+    one_error(err, "第 2 行", "\\xff\\xfe", "UTF-8")
+
+
+def test_the_shell_s_bytes_reach_the_check(index_dir):
+    """As typed in a shell: argv bytes that are not UTF-8 (Python keeps them as surrogates)."""
+    proc = subprocess.run([sys.executable, "-m", "kb.app.cli", "search", b"\xed\xa0\x80", "--records", str(FIXTURE),
+                           "--index", str(index_dir)], capture_output=True)
+    assert proc.returncode == 2 and proc.stdout == b""
+    one_error(proc.stderr.decode("utf-8"), "\\xed\\xa0\\x80")
+
+
+# --- 12: an empty query; one language -----------------------------------------------------------------
+
+@pytest.mark.parametrize("query", ["", "  ", "\u3000", "\x01"])
+def test_an_empty_query_is_exit_2(index_dir, query):
+    code, out, err = search([query], index_dir)
+    assert code == 2 and out == ""
+    one_error(err, "查询为空")
+
+
+def test_show_says_in_chinese_that_no_record_has_the_id(monkeypatch, capsys):
+    monkeypatch.setattr("kb.app.build.load_records", lambda out=None: list(read_jsonl(FIXTURE)))
+    assert cli.main(["show", "cbr1999:99Z"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert one_error(captured.err, "cbr1999:99Z").startswith("kb show: 错误：没有编号")
+
+
+# --- 4: control characters quoted from bad input -------------------------------------------------------
+
+@pytest.mark.parametrize("argv, stdin", [
+    (["show", "\x1b[31mX\x07"], ""),
+    (["\x1b]0;title\x07"], ""),
+    (["mahjong", "score", "--hand", "123m\x1b[2J\x07"], ""),
+    (["mahjong", "score", "-"], '{"concealed": "1m\\u001b", "winning_tile": "1m"}'),
+    (["mahjong", "settle", "-"], '{"hand": "123m456p789s5566z6z", "dealer": "\\u001b[5m"}'),
+    (["mahjong", "\x1b"], ""),
+    (["bridge", "trick-winner", "-"], '{"leader": "\\u0007N", "cards_in_order": ["5S", "KS", "2H", "AS"]}'),
+    (["bridge", "is-revoke", "-"], '{"hand": ["\\u001bAS"], "led_suit": "H", "card": "AS"}'),
+    (["bridge", "\x1b[1m"], ""),
+    (["rules", "\x9b2J"], ""),
+])
+def test_control_characters_are_shown_escaped(monkeypatch, capsys, argv, stdin):
+    monkeypatch.setattr("kb.app.build.load_records", lambda out=None: list(read_jsonl(FIXTURE)))
+    monkeypatch.setattr("sys.stdin", io.StringIO(stdin))
+    assert cli.main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    line = one_error(captured.err)
+    assert "\\x1b" in line or "\\x07" in line or "\\x9b" in line, line
