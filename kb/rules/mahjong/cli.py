@@ -19,13 +19,14 @@ NOTATION_HELP = """\
 手牌可写成 JSON，也可写成一行（players' notation）：
   数字+花色：m 万、p 筒、s 索、z 字（1z–7z = 东 南 西 北 白 发 中），如 123m456p789s11z；
   或中文：一万…九万、一筒…九筒、一索…九索（条）、东 南 西 北 中 发 白（東 發 亦可）。
-  第一段为暗牌（含胡牌那张，写在最后，或另写 胡X）；其余各段：
+  第一段为暗牌：含胡牌那张时写在最后；或只写胡牌前的暗牌，另写 胡X（胡的那张，并入暗牌）。其余各段：
   吃123m 碰555p 杠7777s 暗杠1111z（副露）、花春夏 或 春夏（花牌）、自摸、庄（本家为庄）、
   庄付（庄家付）、连2（连庄2次）、门风南、圈风东、杠上、海底、抢杠、天听、地听、天胡、地胡、
   人胡、八仙过海、七抢一、配牌（配牌花胡）。
 例：kb mahjong score --hand "123m456p789s5566z6z 碰111s 自摸 门风南"
+    kb mahjong score --hand "123m456p789s5566z 胡6z 碰111s 自摸 门风南"（同一手牌）
     echo '一万二万三万 ...' | kb mahjong score -
-结算（settle）：JSON {"hand": 手牌（JSON 或一行）, "dealer": 本家|下家|对家|上家,
+结算（settle）：JSON {"hand": 手牌（JSON 或一行）, "dealer": 本家|下家|对家|上家（可省略：由门风推定，无门风按下家为庄，答案中注明）,
   "discarder": 下家|对家|上家（放铳者；自摸时省略）, "streak_shown": N（连庄示记，可省略）}
 """
 
@@ -102,8 +103,8 @@ def main(argv: list[str]) -> int:
             label = "stdin" if args.file == "-" else args.file
             data = parse_json(read_text(args.file), label)
             if not isinstance(data, dict) or not set(data) <= {"hand", "dealer", "discarder", "streak_shown"} \
-                    or "hand" not in data or "dealer" not in data:
-                raise KbError(f"{label}: 应为 JSON 对象，含 hand、dealer（可选 discarder、streak_shown）")
+                    or "hand" not in data:
+                raise KbError(f"{label}: 应为 JSON 对象，含 hand（可选 dealer、discarder、streak_shown；未给 dealer 时按门风推定，否则按下家为庄）")
             if isinstance(data["hand"], str):
                 data["hand"] = parse_line(data["hand"])
             result = settle(**data)
