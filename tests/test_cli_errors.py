@@ -115,3 +115,22 @@ def test_control_characters_are_shown_escaped(monkeypatch, capsys, argv, stdin):
     assert captured.out == ""
     line = one_error(captured.err)
     assert "\\x1b" in line or "\\x07" in line or "\\x9b" in line, line
+
+
+def test_a_file_name_with_a_nul_is_one_line(capsys):
+    """Found by tests/test_cli_fuzz.py: open() refuses a NUL with ValueError, not OSError."""
+    assert cli.main(["mahjong", "score", "a\x00b"]) == 2
+    one_error(capsys.readouterr().err, "a\\x00b", "无法读取")
+
+
+def test_a_bad_stdin_line_is_echoed_escaped_and_not_searched(index_dir):
+    """Found by tests/test_cli_fuzz.py: the text mode echoed the undecodable line to a UTF-8 stdout."""
+    from kb.search import cli as search_cli
+    stdin = io.TextIOWrapper(io.BytesIO(b"\xe6\x98\x8e\xe6\x89\x8b\xff\n\x1b[2J\n"), encoding="utf-8")
+    out = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", write_through=True)
+    err = io.StringIO()
+    code = search_cli.main(["search", "-", "--records", str(FIXTURE), "--index", str(index_dir)],
+                           stdin=stdin, stdout=out, stderr=err)
+    printed = out.buffer.getvalue().decode("utf-8")
+    assert code == 2 and "# 明手\\xff\n（第 1 行有误，未查询）" in printed and "# \\x1b[2J\n" in printed
+    one_error(err.getvalue(), "第 1 行")

@@ -32,6 +32,8 @@ def read_text(name: str) -> str:
                 data = fh.read(MAX_BYTES + 1)
     except OSError as exc:
         raise KbError(f"{label}: 无法读取（{exc.strerror}）") from None
+    except ValueError:          # a NUL in the name: no file can have it
+        raise KbError(f"{label}: 无法读取（文件名含空字符）") from None
     if len(data) > MAX_BYTES:
         raise KbError(f"{label}: 超过 {MAX_BYTES} 字节；规则的输入是一份小的 JSON 文档")
     try:

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO, TextIO
 
-from kb.core.errors import KbError, print_error
+from kb.core.errors import KbError, escape_controls, print_error
 from kb.core.inputs import Parser
 from kb.core.works import holdings
 from kb.search.outside import concerns, notice
@@ -121,15 +121,17 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
     status = 0
     for lineno, line in enumerate(_lines(stdin), 1):
         line = line.rstrip("\r\n")
+        bad = False
         try:
             results = engine.search(line, **opts)
         except KbError as exc:
             print_error(PROG, f"标准输入第 {lineno} 行：{exc}", stderr)
-            results, status = [], 2
+            results, status, bad = [], 2, True
         if args.json:
             stdout.write(json.dumps(results, ensure_ascii=False) + "\n")
-        else:
-            stdout.write(f"# {line}\n{format_results(results, line)}\n")
+        else:       # the line echoed as the error shows it (escaped), and not searched if it is bad
+            said = f"（第 {lineno} 行有误，未查询）" if bad else format_results(results, line)
+            stdout.write(f"# {escape_controls(line)}\n{said}\n")
         stdout.flush()
     return status
 
