@@ -134,3 +134,15 @@ def test_a_bad_stdin_line_is_echoed_escaped_and_not_searched(index_dir):
     printed = out.buffer.getvalue().decode("utf-8")
     assert code == 2 and "# 明手\\xff\n（第 1 行有误，未查询）" in printed and "# \\x1b[2J\n" in printed
     one_error(err.getvalue(), "第 1 行")
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["rules", "lst"], "参数 command 不能是 'lst'"), (["mahjong"], "缺少参数 command"),
+    (["rules", "list", "--bogus"], "无法识别的参数 --bogus"), (["bridge", "trick-winner"], "缺少参数 file"),
+    (["search", "--limit", "x", "y"], "参数 --limit 须为整数，收到 'x'"), (["search", "--limit"], "参数 --limit 后须有一个值"),
+    (["show"], "缺少参数 id"), (["search", "--laws", "64-61", "y"], "--laws 须为一个条号 N 或由小到大的 N-M"),
+])
+def test_usage_errors_are_in_the_words_of_the_other_messages(capsys, argv, words):
+    assert cli.main([*argv, "--records", str(FIXTURE)] if argv[0] == "search" and "--limit" not in argv[-1:] else argv) == 2
+    line = one_error(capsys.readouterr().err, words)
+    assert not any(w in line for w in ("the following", "invalid", "unrecognized", "expected", " takes "))

@@ -38,7 +38,8 @@ def _parser() -> argparse.ArgumentParser:
 DELEGATED = {
     "search": "search the rules: kb search QUERY | --json QUERY | --json - (one query per line)",
     "mahjong": "mahjong 台 and settlement: kb mahjong score FILE|-|--hand LINE, kb mahjong settle FILE|- [--json]",
-    "bridge": "bridge rulings, one command per question (kb rules list): kb bridge COMMAND FILE|- [--json]",
+    "bridge": "bridge rulings, one command per question (kb rules list): kb bridge COMMAND FILE|- [--json]; "
+              "kb bridge COMMAND --help lists its fields and their values",
     "rules": "the catalogue of encoded rulings: kb rules list [--json]",
     "serve": "serve the site and the search API: kb serve [--host 127.0.0.1] [--port N]",
 }

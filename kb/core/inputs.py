@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -87,9 +88,25 @@ def read_json(name: str) -> Any:
     return load_json(read_text(name), "stdin" if name == "-" else name)
 
 
+# argparse's usage errors, in the words of the rest of kb's messages
+_USAGE_WORDS = (
+    (re.compile(r"the following arguments are required: (.+)"), r"缺少参数 \1"),
+    (re.compile(r"argument (\S+): invalid choice: (.+?) \(choose from (.+)\)"), r"参数 \1 不能是 \2（可选：\3）"),
+    (re.compile(r"argument (\S+): invalid (\w+) value: (.+)"), r"参数 \1 须为 \2，收到 \3"),
+    (re.compile(r"argument (\S+): expected one argument"), r"参数 \1 后须有一个值"),
+    (re.compile(r"argument (\S+): not allowed with argument (\S+)"), r"参数 \1 不能与 \2 同用"),
+    (re.compile(r"unrecognized arguments: (.+)"), r"无法识别的参数 \1"),
+    (re.compile(r"argument (\S+): ignored explicit argument (.+)"), r"参数 \1 不带值，收到 \2"),
+)
+
+
 class Parser(argparse.ArgumentParser):
-    """An argument parser whose usage errors are a KbError (one line, printed by the command's
-    error handler) instead of argparse's usage dump and exit."""
+    """An argument parser whose usage errors are a KbError (one line, in Chinese, printed by the
+    command's error handler) instead of argparse's usage dump and exit."""
 
     def error(self, message: str) -> NoReturn:
+        for pattern, words in _USAGE_WORDS:
+            if pattern.fullmatch(message):
+                message = pattern.sub(words, message).replace("须为 int，", "须为整数，").replace("须为 float，", "须为数，")
+                break
         raise KbError(f"命令行参数有误：{message}（{self.prog} --help 列出用法）")

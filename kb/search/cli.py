@@ -94,8 +94,12 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     query = " ".join(args.query) if isinstance(args.query, list) else args.query
+    try:                # the options are checked before the index is opened
+        laws = parse_law_range(args.laws)
+    except KbError:     # kb.search.request's words are the API's; the command line's are Chinese
+        raise KbError(f"--laws 须为一个条号 N 或由小到大的 N-M（如 61-64），收到 {args.laws!r}") from None
     engine = SearchEngine.open(args.records, args.index)
-    opts = dict(limit=args.limit, work=args.work, script=args.script, law_range=parse_law_range(args.laws))
+    opts = dict(limit=args.limit, work=args.work, script=args.script, law_range=laws)
 
     @functools.cache
     def coverage() -> str:
