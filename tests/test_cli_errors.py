@@ -146,3 +146,10 @@ def test_usage_errors_are_in_the_words_of_the_other_messages(capsys, argv, words
     assert cli.main([*argv, "--records", str(FIXTURE)] if argv[0] == "search" and "--limit" not in argv[-1:] else argv) == 2
     line = one_error(capsys.readouterr().err, words)
     assert not any(w in line for w in ("the following", "invalid", "unrecognized", "expected", " takes "))
+
+
+def test_mahjong_errors_are_said_in_chinese_only(capsys):
+    """The API answers 中文 / English (its readers need the JSON names); a director reads the first half."""
+    assert cli.main(["mahjong", "score", "--hand", "123m"]) == 2
+    line = one_error(capsys.readouterr().err, "牌数不对：3 张")
+    assert "wrong tile count" not in line and " / " not in line

@@ -9,7 +9,7 @@ from typing import Any
 from kb.core.errors import KbError, print_error
 from kb.core.inputs import Parser
 from kb.rules.inputs import parse_json, read_text
-from kb.rules.mahjong.hand import fail
+from kb.rules.mahjong.hand import BilingualError, fail
 from kb.rules.mahjong.notation import parse_line
 from kb.rules.mahjong.scoring import score
 from kb.rules.mahjong.settlement import settle
@@ -111,7 +111,7 @@ def main(argv: list[str]) -> int:
             text = result["explanation"] + "\n依据：" + "、".join(result["clauses"]) + "\n条文未定：" + \
                 "".join(result["silent"])
     except KbError as exc:
-        print_error("kb mahjong", exc)
+        print_error("kb mahjong", exc.chinese if isinstance(exc, BilingualError) else exc)   # the director's half
         return 2
     except SystemExit as exc:  # --help
         return exc.code if isinstance(exc.code, int) else 0

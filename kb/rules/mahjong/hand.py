@@ -109,9 +109,18 @@ KNOWN_FIELDS = frozenset(("concealed", "melds", "flowers", "winning_tile", "seat
                           "dealer_streak", "note") + _BOOL_FIELDS + tuple(_CHOICE_FIELDS))
 
 
+class BilingualError(KbError):
+    """A KbError in Chinese and English (``中文 / English``): the API answers both, the command line
+    and the calculator the Chinese half (``chinese``)."""
+
+    def __init__(self, zh: str, en: str):
+        super().__init__(f"{zh} / {en}")
+        self.chinese = KbError(zh).args[0]
+
+
 def fail(zh: str, en: str) -> KbError:
     """A one-line KbError in Chinese and English."""
-    return KbError(f"{zh} / {en}")
+    return BilingualError(zh, en)
 
 
 def _tile_list(value: Any, where: str) -> list[str]:
