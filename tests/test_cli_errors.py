@@ -153,3 +153,10 @@ def test_mahjong_errors_are_said_in_chinese_only(capsys):
     assert cli.main(["mahjong", "score", "--hand", "123m"]) == 2
     line = one_error(capsys.readouterr().err, "牌数不对：3 张")
     assert "wrong tile count" not in line and " / " not in line
+
+
+def test_a_lone_surrogate_is_read_as_the_search_reads_it(index_dir):
+    """Not a byte from the shell (those are refused above) but a lone surrogate, as a JSON escape can
+    give: stripped like a control character, by the search and by the notice of laws not held alike."""
+    code, out, err = search(["犹豫\ud800"], index_dir)
+    assert code == 0 and not err and "第16条" in out

@@ -131,7 +131,7 @@ def clean_query(q: Any) -> str:
         raise KbError("查询须为文本")
     if len(q) > MAX_QUERY_CHARS:
         raise KbError(f"查询过长：{len(q)} 个字符（至多 {MAX_QUERY_CHARS}）")
-    bad = next((ch for ch in q if "\ud800" <= ch <= "\udfff"), None)
+    bad = next((ch for ch in q if "\udc80" <= ch <= "\udcff"), None)
     if bad is not None:       # bytes that were not UTF-8 (a shell's $'\xff', kept by surrogateescape)
         raise KbError(f"查询「{q}」不是 UTF-8 文本（含无法解读的字节 {escape_controls(bad)}）")
     return strip_controls(q)
