@@ -93,4 +93,4 @@ def test_cli_failure_keeps_previous_build(source_copy, session_build):
 
 def test_cli_unknown_record():
     proc = run_kb("show", "cbr1999:99Z")
-    assert_one_line_error(proc, "no record 'cbr1999:99Z'")
+    assert_one_line_error(proc, "kb show: 错误：没有编号为「cbr1999:99Z」")

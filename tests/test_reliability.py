@@ -187,8 +187,8 @@ def test_bad_expectation(source_copy):
 
 @pytest.mark.parametrize("cmd", [["mahjong", "score"], ["bridge", "trick"]])
 @pytest.mark.parametrize("payload,needle", [
-    ("[" * 100_000 + "]" * 100_000, "nested deeper than 32"),
-    ('{"x": ' + "9" * 5000 + "}", "a number longer than"),
+    ("[" * 100_000 + "]" * 100_000, "嵌套深于 32 层"),
+    ('{"x": ' + "9" * 5000 + "}", "数字长于"),
 ])
 def test_hostile_rules_json_is_one_line(cmd, payload, needle, tmp_path):
     one_line(run_kb(*cmd, "-", stdin=payload), "stdin", needle)
@@ -200,7 +200,7 @@ def test_hostile_rules_json_is_one_line(cmd, payload, needle, tmp_path):
 def test_rules_stdin_still_reaches_the_command():
     """Input within the limits is handed on: the rules command itself judges it."""
     line = one_line(run_kb("mahjong", "score", "-", stdin='{"hand": []}'))
-    assert line.startswith("kb mahjong:") and "nested" not in line and "number" not in line
+    assert line.startswith("kb mahjong:") and "嵌套" not in line and "数字长于" not in line
 
 
 # --- the file system ---------------------------------------------------------------------

@@ -18,7 +18,7 @@ from kb.rules.bridge.dummy import designate
 from kb.rules.bridge.examples import EXAMPLES_PATH, check_examples
 from kb.rules.bridge.penalty import penalty_card_kind, penalty_card_obligations
 from kb.rules.bridge.play import legal_cards, trick_winner
-from kb.rules.bridge.registry import CLAUSES, FUNCTIONS, call
+from kb.rules.bridge.registry import BY_COMMAND, CLAUSES, FUNCTIONS, call
 from kb.rules.bridge.revoke import is_revoke, revoke_adjustment, revoke_established
 
 
@@ -758,3 +758,44 @@ def test_cli_former_subcommands_still_run(capsys, monkeypatch, argv, data, field
 def test_cli_former_subcommand_without_a_known_key(capsys, monkeypatch):
     code, out, err = _run(capsys, monkeypatch, ["revoke", "-"], {"leader": "N"})
     assert code == 2 and "revoke-established" in err and err.count("\n") == 1
+
+
+# ---------------------------------------------------------------- seats in words; the help (issue #37 item 11)
+
+@pytest.mark.parametrize("leader, winner", [("北", "南家"), ("东", "西家"), ("東", "西家"), ("東家", "西家"), ("e", "西家"),
+                                            ("南家", "北家"), ("西", "东家")])
+def test_cli_seats_in_words(capsys, monkeypatch, leader, winner):
+    code, out, err = _run(capsys, monkeypatch, ["trick-winner", "-"],
+                          {"leader": leader, "cards_in_order": ["5S", "KS", "2H", "AS"], "trump": "H"})
+    assert code == 0 and f"{winner}赢得此墩" in out and not err
+
+
+@pytest.mark.parametrize("seat", ["中", "北北", "家", "NE", ""])
+def test_cli_a_seat_not_known_names_the_words_it_takes(capsys, monkeypatch, seat):
+    code, out, err = _run(capsys, monkeypatch, ["trick-winner", "-"],
+                          {"leader": seat, "cards_in_order": ["5S", "KS", "2H", "AS"]})
+    assert code == 2 and not out and "leader" in err and "北、东、南、西" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", list(BY_COMMAND))
+def test_cli_command_help_lists_each_field_with_its_values(capsys, command):
+    """kb bridge COMMAND --help: each field of the ruling's declaration, with every code it takes."""
+    assert main([command, "--help"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    ruling = BY_COMMAND[command]
+    for f in ruling.inputs:
+        at = next((i for i, x in enumerate(out) if x.strip().startswith(f"{f.name}：")), None)
+        assert at is not None, (command, f.name, out)
+        listed = f.choices()
+        for code, _words in (listed if listed is not None and f.kind != "events" else []):
+            assert (code or "null") in out[at + 1], (command, f.name, out[at + 1])
+
+
+def test_cli_unknown_command_lists_the_commands_of_the_help(capsys, monkeypatch):
+    assert main(["--help"]) == 0
+    helped = capsys.readouterr().out
+    code, out, err = _run(capsys, monkeypatch, ["foo", "-"], "{}")
+    assert code == 2 and not out and err.count("\n") == 1 and "「foo」" in err
+    listed = err.split("可用的子命令：")[1].split("（")[0].split("、")
+    assert listed == list(BY_COMMAND) and all(f"  {c} " in helped for c in listed)
+    assert not {"trick", "revoke", "penalty-card"} & set(listed)

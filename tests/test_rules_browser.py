@@ -341,3 +341,18 @@ def test_the_traditional_keypad_writes_traditional_melds(static_site, page):
     page.tap('[data-act="go"]')
     page.locator(".kb-total").wait_for()
     assert "台" in page.inner_text(".kb-total") and page.locator(".kb-error").count() == 0
+
+
+def test_mahjong_calculator_says_which_dealer_it_assumed(static_site, page):
+    """No dealer chosen (the list's first entry): the answer says whom it took to deal (issue #37)."""
+    page.goto(f"{static_site}/hans/rules/mahjong/")
+    assert page.input_value('select[data-pay="dealer"]') == ""
+    page.fill("#kb-mj-line", "123456789m234678p55s")
+    page.tap('[data-act="go"]')
+    page.wait_for_selector(".kb-assumed")
+    assert page.inner_text(".kb-assumed").startswith("未给出庄家：按下家为庄家计（本家门风北）")
+    assert sum("作庄" in x for x in page.locator(".kb-pay li").all_inner_texts()) == 1
+    page.select_option('select[data-pay="dealer"]', "对家")
+    page.tap('[data-act="go"]')
+    page.wait_for_selector(".kb-items tr")
+    assert page.locator(".kb-assumed").count() == 0

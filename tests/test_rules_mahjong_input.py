@@ -175,7 +175,6 @@ def test_line_names_every_situation_in_either_script():
 
 @pytest.mark.parametrize("extra, match", [
     ("自摸 杠上", "杠上开花须有杠或花牌"),            # no kong, no flower: no replacement tile was drawn
-    ("海底", "海底捞月须自摸"),                        # the last discard scores nothing more
     ("抢杠 自摸", "抢杠胡不能是自摸"),
 ])
 def test_impossible_situations_are_told_in_words(extra, match):
@@ -192,3 +191,63 @@ def test_dealer_clauses_are_cited_only_when_a_payment_counts_them():
     assert "twmj16:patterns.9" in dealer_pays["clauses"] and "twmj16:patterns.10" not in dealer_pays["clauses"]
     streak = settle(parse_line(f"{PLAIN} 连2"), "对家", "对家")
     assert {"twmj16:patterns.9", "twmj16:patterns.10"} <= set(streak["clauses"])
+
+
+# --- issue #37: the winning tile apart (胡X), the last discard (河底), a dealer not given ----------------
+
+def test_winning_tile_apart_is_added_to_the_concealed_tiles():
+    """What a player types: the 16 tiles before the win, and 胡X for the tile that won."""
+    apart = parse_line("123m456p789s5566z 胡6z 碰111s 自摸")
+    written = parse_line("123m456p789s5566z6z 碰111s 自摸")
+    assert apart == written and apart["winning_tile"] == "F"
+    assert score(apart) == score(written)
+    # 17 tiles and 胡X: the tile named is one of them (胡5z: won on 白, not on the last-written 发)
+    named = parse_line("123m456p789s5566z6z 胡5z 碰111s")
+    assert named["winning_tile"] == "P" and len(named["concealed"]) == 14
+
+
+@pytest.mark.parametrize("line", ["123m456p789s556z 胡6z 碰111s", "123m456p789s5566z66z 胡6z 碰111s"])
+def test_winning_tile_apart_with_a_wrong_count_says_what_to_write(line):
+    with pytest.raises(KbError, match=r"牌数不对：胡发之外有 1[58] 张.*写 胡X 时，暗牌与副露写胡牌前的 16 张"):
+        parse_line(line)
+
+
+def test_help_examples_score_as_written():
+    """Every example line of --help is read as the help says (the 胡X one too)."""
+    import re
+
+    from kb.rules.mahjong.cli import NOTATION_HELP
+    examples = re.findall(r'--hand "([^"]+)"', NOTATION_HELP)
+    assert len(examples) >= 2 and any("胡" in e for e in examples)
+    assert "胡X（胡的那张，并入暗牌）" in NOTATION_HELP
+    totals = {score(parse_line(e))["total"] for e in examples}
+    assert len(totals) == 1           # the same hand, written both ways
+
+
+def test_a_win_on_the_last_discard_is_scored_without_tai_for_it(monkeypatch, capsys):
+    """河底 (the last tile, discarded): a hand like any other; 海底捞月 is for the drawn tile only."""
+    result = settle(parse_line(f"{PLAIN} 海底"), "下家", "对家")
+    plain = settle(parse_line(PLAIN), "下家", "对家")
+    assert result["payments"] == plain["payments"]
+    assert not any(i["clause"] == "twmj16:patterns.25" for i in result["score"]["items"])
+    said = [e for e in result["score"]["excluded"] if e["clause"] == "twmj16:patterns.25"]
+    assert len(said) == 1 and "河底" in said[0]["why"] and "不另计台" in said[0]["why"]
+    drawn = score(parse_line(f"{PLAIN} 海底 自摸"))
+    assert any(i["clause"] == "twmj16:patterns.25" for i in drawn["items"])
+    assert not any(e["clause"] == "twmj16:patterns.25" for e in drawn["excluded"])
+    code, out, err = run(monkeypatch, capsys, ["score", "--hand", f"{PLAIN} 海底"])
+    assert code == 0 and not err and "不计：" in out and "河底" in out
+
+
+def test_a_dealer_not_given_is_said_to_be_assumed(monkeypatch, capsys):
+    """With only 自摸 chosen, the answer says who it took to deal, before it says who pays."""
+    result = settle(parse_line(f"{PLAIN} 自摸"))
+    assert result["assumed"] and result["explanation"].startswith("未给出庄家：按下家为庄家计（本家门风北）")
+    assert result["payments"] == settle(parse_line(f"{PLAIN} 自摸"), "下家")["payments"]
+    by_seat = settle(parse_line(f"{PLAIN} 自摸 门风南"))          # 南: the dealer is the winner's 上家
+    assert by_seat["explanation"].startswith("未给出庄家：由本家门风南推得上家为庄家。")
+    assert settle(parse_line(f"{PLAIN} 自摸"), "对家")["assumed"] == []
+    code, out, err = run(monkeypatch, capsys, ["settle", "-"], json.dumps({"hand": f"{PLAIN} 自摸"}))
+    assert code == 0 and not err and out.startswith("未给出庄家")
+    from kb.rules.api import _settle
+    assert _settle({"hand": f"{PLAIN} 自摸"})["assumed"] == result["assumed"]

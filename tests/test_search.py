@@ -641,7 +641,7 @@ def test_a_clause_and_its_twin_lead_with_the_main_rule_book(engine: SearchEngine
     # a reader of the other translation has its clause lead (lead=: the book being read)
     led = [r for r in engine.search("庄家只说了点数没说花色", lead="laws1997") if r["twins"]]
     assert led and all(r["work"] == "laws1997" and r["twins"][0]["work"] == "cbr1999" for r in led)
-    with pytest.raises(KbError, match="unknown work 'cbr2000' to lead"):
+    with pytest.raises(KbError, match="未知的书 'cbr2000'（lead）"):
         engine.search("明手", lead="cbr2000")
 
 
@@ -756,7 +756,7 @@ def test_query_syntax_is_plain_text(engine: SearchEngine, q: str):
 
 
 def test_long_query_and_bad_arguments(engine: SearchEngine):
-    with pytest.raises(KbError, match="too long"):
+    with pytest.raises(KbError, match="查询过长"):
         engine.search("明" * 10_000)
     assert isinstance(engine.search("明手防家" * 200), list)   # 800 chars: answered
     for kwargs in [dict(limit=0), dict(limit="3"), dict(work="nope"), dict(script="latin"),
@@ -866,7 +866,7 @@ def test_cli_stdin_mode(index_dir: Path):
     assert len(lines) == 4 and all(isinstance(json.loads(x), list) for x in lines)
     assert json.loads(lines[0])[0]["id"] == "twmj16:patterns.13"
     assert json.loads(lines[3])[0]["id"] == "cbr1999:64B6"
-    assert code == 2 and err.count("\n") == 1 and "line 3" in err
+    assert code == 2 and err.count("\n") == 1 and "第 3 行" in err
 
 
 @pytest.mark.parametrize("args", [[], ["x", "--limit", "0"], ["x", "--limit", "many"],

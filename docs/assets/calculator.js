@@ -221,7 +221,9 @@
       sits.forEach(function (b) {
         if (b.getAttribute("aria-pressed") === "true" && typed.indexOf(b.dataset.sit) < 0) parts.push(b.dataset.sit);
       });
-      var how = mj.querySelector('[data-pay="how"]').value, body = {dealer: mj.querySelector('[data-pay="dealer"]').value};
+      // who deals, unless not chosen: then the settlement says what it took (the answer's first line)
+      var how = mj.querySelector('[data-pay="how"]').value, dealer = mj.querySelector('[data-pay="dealer"]').value, body = {};
+      if (dealer) body.dealer = dealer;
       if (how === "自摸") parts.push("自摸"); else body.discarder = how;
       // what was scored, restated above the answer in words: the tiles, how it was won with every
       // situation, who dealt (and so the winner's 门风), the round's wind and the streak
@@ -250,6 +252,7 @@
         }
         var d = r.data.score, table = el("table", "kb-items");
         out.appendChild(el("p", "kb-used", msgs.used + "：" + used));
+        (r.data.assumed || []).forEach(function (t) { out.appendChild(el("p", "kb-assumed", t)); });
         out.appendChild(el("p", "", msgs.form + "：" + d.form));
         d.items.forEach(function (i) {
           var tr = el("tr");

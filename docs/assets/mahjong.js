@@ -263,7 +263,16 @@
     });
     if (!concealed || !concealed.length) throw new KbError(T("hand: 没有暗牌（如 123m456p789s11z）"));
     hand.concealed = concealed;
-    if (!has(hand, "winning_tile")) hand.winning_tile = concealed[concealed.length - 1];
+    if (!has(hand, "winning_tile")) {
+      hand.winning_tile = concealed[concealed.length - 1];
+      return hand;
+    }
+    var count = concealed.length + 3 * hand.melds.length;
+    if (count === 16) concealed.push(hand.winning_tile);     // 胡X: the tile that completed the hand, added
+    else if (count !== 17) {                                  // 17: the concealed tiles hold it, 胡X names it
+      throw new KbError(T("hand: 牌数不对：胡") + tileName(hand.winning_tile) + T("之外有 ") + count +
+                        T(" 张（杠按 3 张计，不含花牌）；写 胡X 时，暗牌与副露写胡牌前的 16 张，胡X 为胡的那张（第 17 张），如 123m456p789s5566z 胡6z 碰111s"));
+    }
     return hand;
   }
 
@@ -391,7 +400,6 @@
     if (h.after_kan && !h.flowers.length && !h.melds.some(function (m) { return m.type === "kan" || m.type === "ankan"; })) {
       bad(T("杠上开花须有杠或花牌（补上的牌才是杠上的牌）"), "field after_kan needs a kan, an ankan or a flower");
     }
-    if (h.last_tile && !h.self_drawn) bad(T("海底捞月须自摸（放铳的最后一张不另计台）"), "field last_tile needs self_drawn true");
     if (h.robbing_kan && h.self_drawn) bad(T("抢杠胡不能是自摸"), "field robbing_kan cannot go with self_drawn");
     if (h.dealer && h.from_dealer) bad(T("庄付只用于闲家胡牌（胡牌者不能是庄家）"), "field from_dealer is for a non-dealer's win only");
     if (h.declared === "天听" && h.dealer) bad(T("天听只限闲家"), "field declared 天听 is for a non-dealer only");
@@ -587,7 +595,11 @@
     lays.forEach(function (lay) { lay.waits = w; });
     var best = null, self = this;
     lays.forEach(function (lay) { var s = self.judge(lay); if (!best || s.total > best.total) best = s; });
-    return {total: best.total, items: best.items.map(itemJson), excluded: best.excluded,
+    var excluded = best.excluded.slice();
+    if (h.last_tile && !h.self_drawn) {      // 河底: the last discard (scoring.py LAST_DISCARD)
+      excluded.push({name: this.name(25), tai: this.tai(25), why: this.data.last_discard, clause: clause(25)});
+    }
+    return {total: best.total, items: best.items.map(itemJson), excluded: excluded,
             form: this.data.forms[best.layout.form], groups: this.groupsJson(best.layout), waits: w.slice()};
   };
 
@@ -601,12 +613,24 @@
     }
     return value;
   }
+  // settlement.py _dealer: who deals, and what was assumed when it was not given
+  var ASSUMED_DEALER = "下家", WIND_NAMES = "东南西北";
+  function dealerOf(dealer, hand) {
+    if (dealer !== null && dealer !== undefined) return [seat(dealer, "dealer", SEATS), ""];
+    var s = has(hand, "seat") ? hand.seat : null;
+    if (isInt(s) && s >= 1 && s <= 4) {
+      var deal = Object.keys(WINNER_SEAT).filter(function (d) { return WINNER_SEAT[d] === s; })[0];
+      return [deal, T("未给出庄家：由本家门风") + T(WIND_NAMES[s - 1]) + T("推得") + T(deal) + T("为庄家。")];
+    }
+    return [ASSUMED_DEALER, T("未给出庄家：按") + T(ASSUMED_DEALER) + T("为庄家计（本家门风") + T(WIND_NAMES[WINNER_SEAT[ASSUMED_DEALER] - 1]) +
+            T("）；庄家若是别家，作庄与连庄的台数改由庄家收付。")];
+  }
   Engine.prototype.settle = function (hand, dealer, discarder, streakShown) {
     if (hand === null || typeof hand !== "object" || Array.isArray(hand)) throw new KbError(T("hand: 应为手牌 JSON 对象"));
     ["dealer", "from_dealer"].forEach(function (key) {
       if (has(hand, key)) throw new KbError("hand." + key + T(": 结算时由 dealer 字段决定，请勿在手牌中给出"));
     });
-    var deal = seat(dealer, "dealer", SEATS), selfDrawn = hand.self_drawn === true;
+    var dealt = dealerOf(dealer, hand), deal = dealt[0], assumed = dealt[1], selfDrawn = hand.self_drawn === true;
     var flower = has(hand, "flower_win") ? hand.flower_win : null, rob = has(hand, "rob_case") ? hand.rob_case : 1;
     if (discarder === undefined) discarder = null;
     if (flower === "八仙过海") {
@@ -660,14 +684,14 @@
     clauses = (dealerPaid ? [cid("patterns.9")] : []).concat(nPaid ? [cid("patterns.10")] : [], clauses);
     var lines = payments.map(function (x) { return x.payer + T("付 1 底 ") + x.tai + T(" 台（") + x.detail + T("）"); }).join(T("；"));
     var who = deal === "本家" ? T("本家为庄家") : T(deal) + T("为庄家");
-    var text = who + T("，") + how + T("：") + lines + T("。");
+    var text = assumed + who + T("，") + how + T("：") + lines + T("。");
     if (streak !== shownN) {
       text += T("连庄示记 ") + shownN + T(" 与实际 ") + streak + T(" 不符：庄家收以低者、付以高者（连庄示记）。");
       clauses.push(cid("streak-marker"));
     }
     if (payerOne !== null && flower !== "七抢一") clauses.push(cid("deal-in"));
     return {payments: payments, total_tai: result.total, plain_tai: plain, clauses: clauses, explanation: text,
-            silent: this.data.silent.slice(), score: result};
+            silent: this.data.silent.slice(), assumed: assumed ? [assumed] : [], score: result};
   };
 
   // The page's (and the tests') entry: a hand (one line of notation, or a hand object) with who
@@ -677,11 +701,11 @@
   Engine.prototype.settleBody = function (body) {
     try {
       if (body === null || typeof body !== "object" || Array.isArray(body) ||
-          Object.keys(body).some(function (k) { return BODY_KEYS.indexOf(k) < 0; }) || !has(body, "hand") || !has(body, "dealer")) {
-        throw new KbError(T("body: 应为 JSON 对象，含 hand、dealer（可选 discarder、streak_shown）"));
+          Object.keys(body).some(function (k) { return BODY_KEYS.indexOf(k) < 0; }) || !has(body, "hand")) {
+        throw new KbError(T("body: 应为 JSON 对象，含 hand（可选 dealer、discarder、streak_shown；未给 dealer 时按门风推定，否则按下家为庄）"));
       }
       var hand = typeof body.hand === "string" ? parseLine(body.hand) : body.hand;
-      return this.settle(hand, body.dealer, has(body, "discarder") ? body.discarder : null,
+      return this.settle(hand, has(body, "dealer") ? body.dealer : null, has(body, "discarder") ? body.discarder : null,
                          has(body, "streak_shown") ? body.streak_shown : null);
     } catch (e) {
       if (e instanceof KbError) return {error: e.message};

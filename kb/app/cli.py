@@ -5,13 +5,15 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
-from kb.core.errors import KbError
+from kb.core.errors import KbError, print_error
+from kb.core.inputs import Parser
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="kb", description="牌规知识库: build, inspect and search the rule books")
+    p = Parser(prog="kb", description="牌规知识库: build, inspect and search the rule books")
     p.add_argument("--build-dir", type=Path, default=None, help="build directory (default ./build or $KB_BUILD_DIR)")
     sub = p.add_subparsers(dest="cmd", required=True)
     bd = sub.add_parser("build", help="build the records, index and site as one generation (skipped when up to date)")
@@ -37,7 +39,8 @@ def _parser() -> argparse.ArgumentParser:
 DELEGATED = {
     "search": "search the rules: kb search QUERY | --json QUERY | --json - (one query per line)",
     "mahjong": "mahjong 台 and settlement: kb mahjong score FILE|-|--hand LINE, kb mahjong settle FILE|- [--json]",
-    "bridge": "bridge rulings, one command per question (kb rules list): kb bridge COMMAND FILE|- [--json]",
+    "bridge": "bridge rulings, one command per question (kb rules list): kb bridge COMMAND FILE|- [--json]; "
+              "kb bridge COMMAND --help lists its fields and their values",
     "rules": "the catalogue of encoded rulings: kb rules list [--json]",
     "serve": "serve the site and the search API: kb serve [--host 127.0.0.1] [--port N]",
 }
@@ -51,24 +54,30 @@ def main(argv: list[str] | None = None) -> int:
         build_dir, rest = rest[1], rest[2:]
     if rest and rest[0] in DELEGATED:
         return _guarded(f"kb {rest[0]}", lambda: _delegate(rest[0], rest[1:], build_dir))
-    args = _parser().parse_args(argv)
-    return _guarded("kb", lambda: _run(args))
+    command = next((a for a in rest if not a.startswith("-")), "")
+    return _guarded(f"kb {command}" if command in COMMANDS else "kb", lambda: _run(_parser().parse_args(argv)))
 
 
-def _guarded(label: str, run) -> int:
-    """Run a command; bad input becomes one line on stderr and exit 2, never a traceback."""
+COMMANDS = ("build", "export", "show", "stats", "check")
+
+
+def _guarded(label: str, run: Callable[[], int]) -> int:
+    """Run a command; bad input becomes one line on stderr (kb/core/errors.py error_line: control
+    characters escaped) and exit 2, never a traceback."""
     try:
         return run()
     except KbError as exc:
-        print(f"{label}: error: {exc}", file=sys.stderr)
+        print_error(label, exc)
         return 2
     except BrokenPipeError:
         return 0
+    except SystemExit as exc:       # --help
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
     except KeyboardInterrupt:
         return 130
     except OSError as exc:  # a read-only folder, a full disk: the file and the reason, one line
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"{label}: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        print_error(label, f"{where}{exc.strerror or exc}")
         return 2
 
 
@@ -137,7 +146,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.cmd == "accept":
         from kb.app.accept import run_accept
         return run_accept(args.build_dir)
-    raise KbError(f"unknown command {args.cmd}")
+    raise KbError(f"未知命令 {args.cmd}")
 
 
 def find_records(records, wanted: str):
@@ -146,7 +155,7 @@ def find_records(records, wanted: str):
     work, _, local = key.rpartition(":")
     hits = [r for r in records if r.id.split(":", 1)[1] == local and (not work or r.work == work)]
     if not hits:
-        raise KbError(f"no record '{wanted}' (ids look like cbr1999:45C4b, laws1997:41A, twmj16:patterns.13)")
+        raise KbError(f"没有编号为「{wanted}」的条款（编号形如 cbr1999:45C4b、laws1997:41A、twmj16:patterns.13）")
     return hits
 
 

@@ -60,8 +60,8 @@ def _hand(data: Any) -> Any:
 
 def _settle(data: Any) -> dict[str, Any]:
     if not isinstance(data, dict) or not set(data) <= {"hand", "dealer", "discarder", "streak_shown"} \
-            or "hand" not in data or "dealer" not in data:
-        raise KbError("body: 应为 JSON 对象，含 hand、dealer（可选 discarder、streak_shown）")
+            or "hand" not in data:
+        raise KbError("body: 应为 JSON 对象，含 hand（可选 dealer、discarder、streak_shown；未给 dealer 时按门风推定，否则按下家为庄）")
     hand = data["hand"]
     return settle(**{**data, "hand": parse_line(hand) if isinstance(hand, str) else hand})
 

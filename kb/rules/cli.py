@@ -4,12 +4,14 @@ from __future__ import annotations
 import argparse
 import json
 
+from kb.core.errors import KbError, print_error
+from kb.core.inputs import Parser
 from kb.rules.catalogue import entries, format_text
 
 
 def make_parser() -> argparse.ArgumentParser:
     """The parser of ``kb rules``."""
-    parser = argparse.ArgumentParser(prog="kb rules", description="规则代码目录：每项裁定的命令、说明与所据条款")
+    parser = Parser(prog="kb rules", description="规则代码目录：每项裁定的命令、说明与所据条款")
     sub = parser.add_subparsers(dest="command", required=True)
     ls = sub.add_parser("list", help="列出所有已编码的裁定")
     ls.add_argument("--json", action="store_true", help="输出 JSON")
@@ -24,8 +26,11 @@ def main(argv: list[str]) -> int:
         args_in = args_in[1:]
     try:
         args = parser.parse_args(args_in)
-    except SystemExit as exc:
-        return 0 if exc.code in (0, None) else 2
+    except KbError as exc:
+        print_error("kb rules", exc)
+        return 2
+    except SystemExit as exc:       # --help
+        return exc.code if isinstance(exc.code, int) else 0
     items = entries()
     if args.json:
         print(json.dumps([e.to_json() for e in items], ensure_ascii=False, indent=1))

@@ -17,28 +17,23 @@ import argparse
 import functools
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, TextIO
+from typing import Any, BinaryIO, TextIO
 
-from kb.core.errors import KbError
+from kb.core.errors import KbError, escape_controls, print_error
+from kb.core.inputs import Parser
 from kb.core.works import holdings
 from kb.search.outside import concerns, notice
+from kb.search.parse import clean_query
 from kb.search.request import parse_law_range
 
-
-class _ArgError(Exception):
-    pass
+PROG = "kb search"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # one line, no usage dump
-        raise _ArgError(message)
-
-
-def make_parser(prog: str = "kb search") -> argparse.ArgumentParser:
+def make_parser(prog: str = PROG) -> argparse.ArgumentParser:
     """The argument parser (also usable as a subcommand's parser by the kb CLI)."""
-    p = _Parser(prog=prog, description="Search the rule clauses (both scripts, both "
+    p = Parser(prog=prog, description="Search the rule clauses (both scripts, both "
                 "bridge translations, mahjong); citations such as 45C4(b) or 第64条 work.")
     add_arguments(p)
     return p
@@ -99,8 +94,12 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     query = " ".join(args.query) if isinstance(args.query, list) else args.query
+    try:                # the options are checked before the index is opened
+        laws = parse_law_range(args.laws)
+    except KbError:     # kb.search.request's words are the API's; the command line's are Chinese
+        raise KbError(f"--laws 须为一个条号 N 或由小到大的 N-M（如 61-64），收到 {args.laws!r}") from None
     engine = SearchEngine.open(args.records, args.index)
-    opts = dict(limit=args.limit, work=args.work, script=args.script, law_range=parse_law_range(args.laws))
+    opts = dict(limit=args.limit, work=args.work, script=args.script, law_range=laws)
 
     @functools.cache
     def coverage() -> str:
@@ -116,25 +115,40 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
         return "no results. " + coverage() + (" " + said if said else "")
 
     if query != "-":
+        if not clean_query(query).strip():       # undecodable bytes are named first
+            raise KbError("查询为空：请给出要查的词或条款号（如 明手、45C4(b)），或 - 从标准输入逐行读取")
         results = engine.search(query, **opts)
         stdout.write((json.dumps(results, ensure_ascii=False) if args.json
                       else format_results(results, query)) + "\n")
         return 0
 
     status = 0
-    for lineno, line in enumerate(stdin, 1):
+    for lineno, line in enumerate(_lines(stdin), 1):
         line = line.rstrip("\r\n")
+        bad = False
         try:
             results = engine.search(line, **opts)
         except KbError as exc:
-            stderr.write(f"kb search: stdin line {lineno}: {exc}\n")
-            results, status = [], 2
+            print_error(PROG, f"标准输入第 {lineno} 行：{exc}", stderr)
+            results, status, bad = [], 2, True
         if args.json:
             stdout.write(json.dumps(results, ensure_ascii=False) + "\n")
-        else:
-            stdout.write(f"# {line}\n{format_results(results, line)}\n")
+        else:       # the line echoed as the error shows it (escaped), and not searched if it is bad
+            said = f"（第 {lineno} 行有误，未查询）" if bad else format_results(results, line)
+            stdout.write(f"# {escape_controls(line)}\n{said}\n")
         stdout.flush()
     return status
+
+
+def _lines(stdin: TextIO) -> Iterator[str]:
+    """The lines of stdin as text; bytes that are not UTF-8 are kept as surrogates (so that the line
+    is refused by the search, with its number, instead of ending the loop with a decoding error)."""
+    raw: BinaryIO | None = getattr(stdin, "buffer", None)
+    if raw is None:                   # a text stream (a test's StringIO)
+        yield from stdin
+        return
+    for line in raw:
+        yield line.decode("utf-8", errors="surrogateescape")
 
 
 def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
@@ -147,16 +161,15 @@ def main(argv: Sequence[str] | None = None, stdin: TextIO | None = None,
     try:
         args = make_parser().parse_args(argv)
         if args.limit < 1:
-            raise KbError(f"--limit must be at least 1, not {args.limit}")
+            raise KbError(f"--limit 须至少为 1，收到 {args.limit}")
         return run(args, stdin, stdout, stderr)
-    except _ArgError as exc:
-        stderr.write(f"kb search: {exc}\n")
-        return 2
     except KbError as exc:
-        stderr.write(f"kb search: {' '.join(str(exc).split())}\n")
+        print_error(PROG, " ".join(str(exc).split()), stderr)
         return 2
     except BrokenPipeError:  # `kb search ... | head`
         return 0
+    except SystemExit as exc:  # --help
+        return exc.code if isinstance(exc.code, int) else 0
 
 
 if __name__ == "__main__":

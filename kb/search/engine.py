@@ -181,19 +181,19 @@ class SearchEngine:
 
     def _check_args(self, limit: Any, work: Any, law_range: Any, script: Any, lead: Any = None) -> None:
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-            raise KbError(f"limit must be a whole number from 1 to {MAX_LIMIT}, not {limit!r}")
+            raise KbError(f"limit 须为 1 到 {MAX_LIMIT} 的整数，收到 {limit!r}")
         known = ", ".join(self.works) or "none"
-        for value, what in ((work, ""), (lead, " to lead")):
+        for value, what in ((work, ""), (lead, "（lead）")):
             if value is not None and value not in self.works:
-                raise KbError(f"unknown work {value!r}{what} (known: {known})")
+                raise KbError(f"未知的书 {value!r}{what}（可用：{known}）")
         if law_range is not None:
             ok = (isinstance(law_range, (tuple, list)) and len(law_range) == 2
                   and all(isinstance(x, int) and not isinstance(x, bool) for x in law_range)
                   and 0 <= law_range[0] <= law_range[1])
             if not ok:
-                raise KbError(f"law range must be two law numbers, low to high, not {law_range!r}")
+                raise KbError(f"法条范围须为两个条号，由小到大，收到 {law_range!r}")
         if script not in (None, "hans", "hant"):
-            raise KbError(f"script must be hans or hant, not {script!r}")
+            raise KbError(f"script 须为 hans 或 hant，收到 {script!r}")
 
     def _cited(self, cites: list[Cite]) -> set[int]:
         """Every clause a citation names, in every work, with everything under it."""

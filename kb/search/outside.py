@@ -19,6 +19,7 @@ from kb.core.errors import KbError
 from kb.core.records import Record
 from kb.core.works import family, game_names, get, of_kind
 from kb.ingest.normalise import to_hans, ui_text
+from kb.search.analysis import strip_controls
 
 TABLE = Table("search/outside.tsv", ("law", "title", "words"), unique=("law",))
 
@@ -79,7 +80,7 @@ def concerns(q: str, work: str | None = None) -> list[OutsideLaw]:
     a book that is not bridge's (``work``) or the question names another game."""
     if work is not None and work not in bridge_works():
         return []
-    folded = to_hans(q).lower()
+    folded = to_hans(strip_controls(q)).lower()      # as the search reads it (a lone surrogate would stop OpenCC)
     if any(name in folded for name in other_games()):
         return []
     return [o for o in outside_laws() if any(w in folded for w in o.words)]

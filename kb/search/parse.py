@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from kb.core.errors import KbError
+from kb.core.errors import KbError, escape_controls
 from kb.search.analysis import NEGATORS, analyze, is_cjk, is_traditional, normalize, stem, strip_controls
 from kb.search.citations import Cite, split_citations, split_work, work_names_pattern
 from kb.search.lexicon import Lexicon
@@ -128,9 +128,12 @@ class ParsedQuery:
 def clean_query(q: Any) -> str:
     """Type and length checks, control characters removed; KbError if unusable."""
     if not isinstance(q, str):
-        raise KbError("query must be text")
+        raise KbError("查询须为文本")
     if len(q) > MAX_QUERY_CHARS:
-        raise KbError(f"query too long: {len(q)} characters (at most {MAX_QUERY_CHARS})")
+        raise KbError(f"查询过长：{len(q)} 个字符（至多 {MAX_QUERY_CHARS}）")
+    bad = next((ch for ch in q if "\udc80" <= ch <= "\udcff"), None)
+    if bad is not None:       # bytes that were not UTF-8 (a shell's $'\xff', kept by surrogateescape)
+        raise KbError(f"查询「{q}」不是 UTF-8 文本（含无法解读的字节 {escape_controls(bad)}）")
     return strip_controls(q)
 
 

@@ -12,7 +12,7 @@ from kb.rules.bridge.registry import RULINGS
 from kb.rules.catalogue import entries
 from kb.rules.mahjong.browser import engine_data, wordings
 from kb.rules.mahjong.notation import SITUATIONS
-from kb.rules.mahjong.settlement import SILENT, WIND_NAMES, WINNER_SEAT
+from kb.rules.mahjong.settlement import ASSUMED_DEALER, SILENT, WIND_NAMES, WINNER_SEAT
 from kb.rules.mahjong.tiles import FLOWERS, TILES, tile_name
 
 INDEX, MAHJONG, BRIDGE = "rules/index.md", "rules/mahjong.md", "rules/bridge.md"
@@ -77,7 +77,9 @@ def mahjong_page(r: Any) -> str:
     winds = "".join(f'<option value="{w}">{r.t(w)}</option>' for w in "东南西北")
     hows = "".join(f'<option value="{v}">{r.t(label)}</option>'
                    for v, label in (("自摸", "自摸"), ("下家", "下家放铳"), ("对家", "对家放铳"), ("上家", "上家放铳")))
-    dealers = "".join(f'<option value="{v}">{r.t(v)}</option>' for v in ("下家", "对家", "上家", "本家"))
+    # not chosen (""): the settlement takes the dealer the line's 门风 implies, else 下家, and says so (assumed)
+    dealers = f'<option value="">{r.t("未选")}</option>' + \
+        "".join(f'<option value="{v}">{r.t(v)}</option>' for v in ("下家", "对家", "上家", "本家"))
     msgs = {"total": r.t("合计"), "excluded": r.t("不另计"), "form": r.t("牌型"), "error": r.t("无法计台"),
             "pay": r.t("结算（每家付给胡牌者）"), "silent": r.t("条文未定之处"),
             "count": r.t("已有 {n}/17 张（杠按 3 张计，不含花牌）"), "concealed": r.t("暗牌"),
@@ -89,6 +91,8 @@ def mahjong_page(r: Any) -> str:
     melds = {k: r.t(v) for k, v in (("chi", "吃"), ("pon", "碰"), ("kan", "明杠"), ("ankan", "暗杠"))}
     # the winner's 门风 follows from who deals (settlement.WINNER_SEAT): shown, not chosen
     seats = {d: r.t(f"{WIND_NAMES[n - 1]}（开门序第 {n} 家）") for d, n in WINNER_SEAT.items()}
+    n = WINNER_SEAT[ASSUMED_DEALER]
+    seats[""] = r.t(f"{WIND_NAMES[n - 1]}（未选庄家：按{ASSUMED_DEALER}为庄）")
     return f"""# {r.t('麻将计台器')}
 
 {r.t('点选牌张组成一手胡牌（暗牌含胡牌那张，最后点的一张即为胡牌），需要时先点“吃、碰、明杠、暗杠、花牌”再点牌；选定胡法与庄家，即得台数与每家付给胡牌者的底与台。也可以直接输入一行写法，如')} `123m456p789s5566z6z 碰111s`（{r.t('数字+m 万、p 筒、s 索、z 字：1z–7z 为东南西北白发中')}）。

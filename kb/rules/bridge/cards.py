@@ -30,6 +30,7 @@ def fold_words(text: str) -> str:
     return text.translate(_TRADITIONAL)
 SUIT_GLYPHS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 SEAT_NAMES = {"N": "北家", "E": "东家", "S": "南家", "W": "西家"}
+SEAT_WORDS = {name[0]: code for code, name in SEAT_NAMES.items()}     # 北 → N (東 is folded to 东 first)
 HONOUR_MIN = RANKS.index("T") + 2      # 10: "9或9以下" is below honour rank
 
 
@@ -144,12 +145,15 @@ def parse_strain(value: Any, field: str) -> str | None:
 
 
 def parse_seat(value: Any, field: str, *, optional: bool = False) -> str | None:
-    """A seat letter ``N E S W``."""
+    """A seat: the letter ``N E S W`` or its name, ``北 东 南 西`` (東), with or without 家."""
     if value is None and optional:
         return None
-    if isinstance(value, str) and value.strip().upper() in SEATS and len(value.strip()) == 1:
-        return value.strip().upper()
-    raise KbError(f"{field}: 无法识别的方位 {value!r}（应为 N、E、S、W）")
+    if isinstance(value, str):
+        text = value.strip().upper().replace("東", "东")
+        text = SEAT_WORDS.get(text.removesuffix("家") if len(text) == 2 else text, text)
+        if len(text) == 1 and text in SEATS:
+            return text
+    raise KbError(f"{field}: 无法识别的方位 {value!r}（应为 N、E、S、W 或 北、东、南、西）")
 
 
 def parse_bool(value: Any, field: str) -> bool:

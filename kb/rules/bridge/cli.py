@@ -1,10 +1,11 @@
 """``kb bridge COMMAND FILE|- [--json]``: one ruling per command, one JSON object per ruling.
 
 The object's keys are the keyword arguments of the ruling's function, as its declaration describes
-them (``kb bridge COMMAND --help``; :mod:`kb.rules.bridge.declare`, ``kb rules list``). Cards are rank + suit (``AS``, ``TH`` or
-``10H``, ``Q♠``); seats ``N E S W``; a strain is ``S H D C`` or ``NT``; calls are ``1C``–``7NT``,
-``P``/``PASS``, ``X``, ``XX``. The output is the explanation with its clause ids, or with
-``--json`` the full result.
+them (:mod:`kb.rules.bridge.declare`, ``kb rules list``); ``kb bridge COMMAND --help`` lists them
+with the values each takes. Cards are rank + suit (``AS``, ``TH``
+or ``10H``, ``Q♠``, ``红心K``); seats ``N E S W`` or ``北 东 南 西``; a strain is ``S H D C`` or
+``NT``; calls are ``1C``–``7NT``, ``P``/``PASS``, ``X``, ``XX``. The output is the explanation with
+its clause ids, or with ``--json`` the full result.
 """
 from __future__ import annotations
 
@@ -12,11 +13,13 @@ import argparse
 import json
 import sys
 
-from kb.core.errors import KbError
+from kb.core.errors import KbError, print_error
+from kb.core.inputs import Parser
 from kb.rules.bridge.cards import Result
-from kb.rules.bridge.registry import BY_COMMAND, call
+from kb.rules.bridge.registry import BY_COMMAND, Ruling, call
 from kb.rules.inputs import read_object
 
+PROG = "kb bridge"
 # The former subcommands, which chose a ruling by the keys of the object; kept (unlisted) so that
 # scripts written against them still run. Each maps to the commands above, first matching key wins.
 FORMER: dict[str, tuple[tuple[str, str], ...]] = {
@@ -24,6 +27,7 @@ FORMER: dict[str, tuple[tuple[str, str], ...]] = {
     "revoke": (("card", "is-revoke"), ("events", "revoke-established"), ("revoke_trick_winner", "revoke-adjustment")),
     "penalty-card": (("penalty_cards", "penalty-card-obligations"), ("card", "penalty-card-kind")),
 }
+SEAT_VALUES = "N、E、S、W 或 北、东、南、西（東）"
 
 
 def run(command: str, data: dict) -> Result:
@@ -42,40 +46,69 @@ def render(result: Result) -> str:
     return f"{result.explanation}\n依据：{'、'.join(result.clauses)}"
 
 
+def field_lines(ruling: Ruling) -> list[str]:
+    """The lines of a ruling's JSON fields, from its declaration: name, words and the values each takes."""
+    return ["  " + f.help().replace("\n", "\n  ") for f in ruling.inputs]
+
+
+def commands() -> str:
+    """The commands as the help lists them: each with its summary."""
+    return "\n".join(f"  {r.command:26} {r.summary}" for r in BY_COMMAND.values())
+
+
 def _parser() -> argparse.ArgumentParser:
-    epilog = "\n".join(f"  {r.command:26} {r.summary}\n  {'':26} 字段：{' '.join(r.fields)}" for r in BY_COMMAND.values())
-    parser = argparse.ArgumentParser(
-        prog="kb bridge", description="桥牌规则计算（中国桥牌竞赛规则1999），每个子命令一种输入",
-        epilog="子命令（[] 内为可省略的字段；kb bridge COMMAND --help 列出各字段的意思与可取的值）：\n" + epilog,
+    parser = Parser(
+        prog=PROG, description="桥牌规则计算（中国桥牌竞赛规则1999），每个子命令一种输入",
+        epilog="子命令（kb bridge COMMAND --help 列出其字段与可取的值）：\n" + commands(),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=list(BY_COMMAND) + list(FORMER), metavar="COMMAND")
+    parser.add_argument("command", metavar="COMMAND", choices=[*BY_COMMAND, *FORMER], help="子命令，见下")
+    parser.add_argument("file", help="JSON 输入文件，- 为标准输入")
+    parser.add_argument("--json", action="store_true", help="输出完整 JSON 结果")
+    return parser
+
+
+def _command_parser(ruling: Ruling) -> argparse.ArgumentParser:
+    parser = Parser(
+        prog=f"{PROG} {ruling.command}", description=ruling.summary,
+        epilog="JSON 对象的字段（依据 " + "、".join(ruling.clauses) + "）：\n" + "\n".join(field_lines(ruling)),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", help="JSON 输入文件，- 为标准输入")
     parser.add_argument("--json", action="store_true", help="输出完整 JSON 结果")
     return parser
 
 
 def main(argv: list[str]) -> int:
-    """``bridge COMMAND FILE [--json]``; 0 ok, 2 bad input."""
+    """``bridge COMMAND FILE [--json]``; 0 ok, 2 bad input (one line on stderr)."""
     args_in = list(argv)
     if args_in[:1] == ["bridge"]:
         args_in = args_in[1:]
-    if args_in[:1] and args_in[0] in BY_COMMAND and {"-h", "--help"} & set(args_in[1:]):
-        print(BY_COMMAND[args_in[0]].help())       # the ruling's fields, from its declaration
-        return 0
     try:
-        args = _parser().parse_args(args_in)
-    except SystemExit as exc:
-        return 0 if exc.code in (0, None) else 2
-    try:
-        result = run(args.command, read_object(args.file))
+        command = next((a for a in args_in if not a.startswith("-")), None)
+        if command is None:
+            _parser().parse_args(args_in)       # --help, or the usage error naming COMMAND
+            raise KbError("须给出子命令（kb bridge --help 列出）")
+        if command not in BY_COMMAND and command not in FORMER:
+            raise KbError(f"未知的子命令「{command}」；可用的子命令：{'、'.join(BY_COMMAND)}（kb bridge --help 列出各自的用途）")
+        else:
+            rest = list(args_in)
+            rest.remove(command)
+            args = _command_parser(BY_COMMAND.get(command) or _former(command)).parse_args(rest)
+        result = run(command, read_object(args.file))
     except KbError as exc:
-        print(f"错误：{exc}", file=sys.stderr)
+        print_error(PROG, exc)
         return 2
+    except SystemExit as exc:       # --help
+        return exc.code if isinstance(exc.code, int) else 0
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
         print(render(result))
     return 0
+
+
+def _former(command: str) -> Ruling:
+    """A former subcommand's parser is that of its first ruling (its --help names the others)."""
+    return BY_COMMAND[FORMER[command][0][1]]
 
 
 if __name__ == "__main__":

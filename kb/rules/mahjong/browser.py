@@ -16,7 +16,7 @@ from kb.ingest.normalise import to_hant
 from kb.rules.mahjong.hand import CHOICES
 from kb.rules.mahjong.notation import FLAGS, SITUATIONS
 from kb.rules.mahjong.patterns import PATTERNS, tai
-from kb.rules.mahjong.scoring import ADJUST_ZI, EXCLUSIONS, FORM_NAMES, KIND_NAMES, PAIR_NAMES
+from kb.rules.mahjong.scoring import ADJUST_ZI, EXCLUSIONS, FORM_NAMES, KIND_NAMES, LAST_DISCARD_WHY, PAIR_NAMES
 from kb.rules.mahjong.settlement import SEATS, SILENT
 from kb.rules.mahjong.tiles import FLOWERS, TILES, tile_name
 
@@ -34,6 +34,7 @@ def engine_data(script: str = "hans") -> dict[str, Any]:
         "order": [[p.number, p.hand_needed] for p in PATTERNS],
         "exclusions": [[e.by, e.drops, t(e.why), e.clause] for e in EXCLUSIONS],
         "adjust": t(ADJUST_ZI),
+        "last_discard": t(LAST_DISCARD_WHY),
         "forms": {k: t(v) for k, v in FORM_NAMES.items()},
         "kinds": {k: t(v) for k, v in KIND_NAMES.items()},
         "pair": [t(p) for p in PAIR_NAMES],

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import unicodedata
 from typing import Any
 
-from kb.core.errors import KbError
+from kb.core.errors import KbError, print_error
+from kb.core.inputs import Parser
 from kb.rules.inputs import parse_json, read_text
-from kb.rules.mahjong.hand import fail
+from kb.rules.mahjong.hand import BilingualError, fail
 from kb.rules.mahjong.notation import parse_line
 from kb.rules.mahjong.scoring import score
 from kb.rules.mahjong.settlement import settle
@@ -19,20 +19,16 @@ NOTATION_HELP = """\
 手牌可写成 JSON，也可写成一行（players' notation）：
   数字+花色：m 万、p 筒、s 索、z 字（1z–7z = 东 南 西 北 白 发 中），如 123m456p789s11z；
   或中文：一万…九万、一筒…九筒、一索…九索（条）、东 南 西 北 中 发 白（東 發 亦可）。
-  第一段为暗牌（含胡牌那张，写在最后，或另写 胡X）；其余各段：
+  第一段为暗牌：含胡牌那张时写在最后；或只写胡牌前的暗牌，另写 胡X（胡的那张，并入暗牌）。其余各段：
   吃123m 碰555p 杠7777s 暗杠1111z（副露）、花春夏 或 春夏（花牌）、自摸、庄（本家为庄）、
   庄付（庄家付）、连2（连庄2次）、门风南、圈风东、杠上、海底、抢杠、天听、地听、天胡、地胡、
   人胡、八仙过海、七抢一、配牌（配牌花胡）。
 例：kb mahjong score --hand "123m456p789s5566z6z 碰111s 自摸 门风南"
+    kb mahjong score --hand "123m456p789s5566z 胡6z 碰111s 自摸 门风南"（同一手牌）
     echo '一万二万三万 ...' | kb mahjong score -
-结算（settle）：JSON {"hand": 手牌（JSON 或一行）, "dealer": 本家|下家|对家|上家,
+结算（settle）：JSON {"hand": 手牌（JSON 或一行）, "dealer": 本家|下家|对家|上家（可省略：由门风推定，无门风按下家为庄，答案中注明）,
   "discarder": 下家|对家|上家（放铳者；自摸时省略）, "streak_shown": N（连庄示记，可省略）}
 """
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise fail(f"命令行参数有误：{message}", f"bad arguments: {message}")
 
 
 def _width(text: str) -> int:
@@ -79,7 +75,7 @@ def read_hand(text: str, label: str) -> Any:
 
 def make_parser() -> argparse.ArgumentParser:
     """The parser of ``kb mahjong`` (its two subcommands)."""
-    parser = _Parser(prog="kb mahjong", description="台湾十六张麻将计台与结算",
+    parser = Parser(prog="kb mahjong", description="台湾十六张麻将计台与结算",
                      epilog=NOTATION_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("score", help="计算一手胡牌的台数", epilog=NOTATION_HELP,
@@ -113,17 +109,17 @@ def main(argv: list[str]) -> int:
             label = "stdin" if args.file == "-" else args.file
             data = parse_json(read_text(args.file), label)
             if not isinstance(data, dict) or not set(data) <= {"hand", "dealer", "discarder", "streak_shown"} \
-                    or "hand" not in data or "dealer" not in data:
-                raise KbError(f"{label}: 应为 JSON 对象，含 hand、dealer（可选 discarder、streak_shown）")
+                    or "hand" not in data:
+                raise KbError(f"{label}: 应为 JSON 对象，含 hand（可选 dealer、discarder、streak_shown；未给 dealer 时按门风推定，否则按下家为庄）")
             if isinstance(data["hand"], str):
                 data["hand"] = parse_line(data["hand"])
             result = settle(**data)
             text = result["explanation"] + "\n依据：" + "、".join(result["clauses"]) + "\n条文未定：" + \
                 "".join(result["silent"])
     except KbError as exc:
-        print(f"kb mahjong: {exc}", file=sys.stderr)
+        print_error("kb mahjong", exc.chinese if isinstance(exc, BilingualError) else exc)   # the director's half
         return 2
     except SystemExit as exc:  # --help
-        return int(exc.code or 0)
+        return exc.code if isinstance(exc.code, int) else 0
     print(json.dumps(result, ensure_ascii=False, indent=2) if args.json else text)
     return 0

@@ -17,7 +17,7 @@ dealer          the winner is the dealer (false)
 from_dealer     a non-dealer wins and the dealer pays (放铳, or his share of a 自摸) (false)
 dealer_streak   the dealer's 连庄 count N for 连N拉N, 0–99 (0)
 after_kan       won on a replacement tile from the kong tail (杠上开花, 补花 included) (false)
-last_tile       won on the last drawable tile (海底) (false)
+last_tile       won on the last tile: drawn (海底捞月, with self_drawn), or the last discard (河底: no 台) (false)
 robbing_kan     won by robbing another's 加杠 (抢杠) (false)
 declared        null | "天听" | "地听" (null)
 timing          null | "天胡" | "地胡" | "人胡" (null)
@@ -109,9 +109,18 @@ KNOWN_FIELDS = frozenset(("concealed", "melds", "flowers", "winning_tile", "seat
                           "dealer_streak", "note") + _BOOL_FIELDS + tuple(_CHOICE_FIELDS))
 
 
+class BilingualError(KbError):
+    """A KbError in Chinese and English (``中文 / English``): the API answers both, the command line
+    and the calculator the Chinese half (``chinese``)."""
+
+    def __init__(self, zh: str, en: str):
+        super().__init__(f"{zh} / {en}")
+        self.chinese = KbError(zh).args[0]
+
+
 def fail(zh: str, en: str) -> KbError:
     """A one-line KbError in Chinese and English."""
-    return KbError(f"{zh} / {en}")
+    return BilingualError(zh, en)
 
 
 def _tile_list(value: Any, where: str) -> list[str]:
@@ -225,8 +234,6 @@ def _check_situation(h: Hand, rob_case_given: bool) -> None:
         bad("杠上开花须自摸", "field after_kan needs self_drawn true")
     if h.after_kan and not h.flowers and not any(m.type in ("kan", "ankan") for m in h.melds):
         bad("杠上开花须有杠或花牌（补上的牌才是杠上的牌）", "field after_kan needs a kan, an ankan or a flower")
-    if h.last_tile and not h.self_drawn:
-        bad("海底捞月须自摸（放铳的最后一张不另计台）", "field last_tile needs self_drawn true")
     if h.robbing_kan and h.self_drawn:
         bad("抢杠胡不能是自摸", "field robbing_kan cannot go with self_drawn")
     if h.dealer and h.from_dealer:

@@ -5,16 +5,19 @@ Tiles: digits + suit letter, ``m`` 万, ``p`` 筒, ``s`` 索, ``z`` honours (``1
 ``一筒``…, ``一索``… (条), ``东 南 西 北 中 发 白`` (東 發 in either script). Flowers: ``春夏秋冬梅兰竹菊``.
 
 A line is sections separated by spaces. The first plain run of tiles is the concealed hand, the
-winning tile written last (or named with ``胡X``). Other sections:
+winning tile written last; or, as players often write it, the 16 tiles before the win with the
+winning tile apart as ``胡X``, which is then added to the concealed tiles (if the concealed tiles
+and melds already make 17, ``胡X`` says which of them won). Other sections:
 
 ``吃123m`` ``碰555p`` ``杠7777s`` ``暗杠1111z`` (chi/pon/kan/ankan in letters too) — melds;
-``花春夏`` or ``春夏`` — flowers; ``胡5m`` — the winning tile; ``自摸`` — self-drawn;
+``花春夏`` or ``春夏`` — flowers; ``胡5m`` — the winning tile (see above); ``自摸`` — self-drawn;
 ``庄`` — the winner is the dealer; ``庄付`` — the dealer pays; ``连2`` — dealer streak 2;
 ``门风南`` / ``圈风东`` — seat and round wind; ``杠上`` ``海底`` ``抢杠`` — how the hand was won;
 ``天听`` ``地听`` — a declared ready hand; ``天胡`` ``地胡`` ``人胡`` — when it was won; ``八仙过海``
 ``七抢一`` — a flower win (``配牌``: at the deal).
 
-Example: ``123m456p789s5566z6z 碰111s 自摸 门风南`` (5566z + 6z: 白白发发, won on 发).
+Example: ``123m456p789s5566z6z 碰111s 自摸 门风南`` (5566z + 6z: 白白发发, won on 发), or the same
+hand as ``123m456p789s5566z 胡6z 碰111s 自摸 门风南``.
 """
 from __future__ import annotations
 
@@ -141,5 +144,14 @@ def parse_line(line: str) -> dict[str, Any]:
     if not concealed:
         raise KbError("hand: 没有暗牌（如 123m456p789s11z）")
     hand["concealed"] = concealed
-    hand.setdefault("winning_tile", concealed[-1])
+    if "winning_tile" not in hand:
+        hand["winning_tile"] = concealed[-1]
+        return hand
+    count = len(concealed) + 3 * len(hand["melds"])
+    if count == 16:       # 胡X: the tile that completed the hand, not yet written among the concealed tiles
+        concealed.append(hand["winning_tile"])
+    elif count != 17:     # 17: the concealed tiles hold it already, and 胡X says which one it was
+        winning = tile_name(hand["winning_tile"])
+        raise KbError(f"hand: 牌数不对：胡{winning}之外有 {count} 张（杠按 3 张计，不含花牌）；写 胡X 时，暗牌与副露写胡牌前的 "
+                      f"16 张，胡X 为胡的那张（第 17 张），如 123m456p789s5566z 胡6z 碰111s")
     return hand

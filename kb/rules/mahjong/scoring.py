@@ -6,7 +6,7 @@ from typing import Any
 
 from kb.rules.mahjong.hand import COUNTING, FLOWER_REPLACEMENT, WINNING_FORM, clause, fail, parse_hand
 from kb.rules.mahjong.layouts import Layout, hand_waits, layouts
-from kb.rules.mahjong.patterns import PATTERNS, Item
+from kb.rules.mahjong.patterns import PATTERNS, Item, name, tai
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,10 @@ INTERPRETATIONS: list[dict[str, str]] = [
 ] + list(_GENERAL_READINGS)
 
 ADJUST_ZI = "字一色并存减台"
+# A win on the last discard (河底, last_tile without self_drawn) is a hand like any other: 海底捞月
+# is for the drawn last tile only (patterns.25「摸海底牌而成胡」), and the text names no 台 for it.
+LAST_DISCARD = 25
+LAST_DISCARD_WHY = "胡的是最后一张打出的牌（河底），不是摸得的海底牌：本规则无此名堂，不另计台"
 
 
 @dataclass
@@ -117,10 +121,14 @@ def score(hand: dict[str, Any]) -> dict[str, Any]:
     for lay in lays:
         lay.waits = w
     best = max((_judge(lay) for lay in lays), key=lambda s: s.total)
+    excluded = list(best.excluded)
+    if h.last_tile and not h.self_drawn:
+        excluded.append({"name": name(LAST_DISCARD), "tai": tai(LAST_DISCARD), "why": LAST_DISCARD_WHY,
+                         "clause": clause(LAST_DISCARD)})
     return {
         "total": best.total,
         "items": [i.to_json() for i in best.items],
-        "excluded": best.excluded,
+        "excluded": excluded,
         "form": FORM_NAMES[best.layout.form],
         "groups": _groups_json(best.layout),
         "waits": list(w),

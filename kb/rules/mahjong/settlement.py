@@ -10,6 +10,8 @@ What the text settles, and where it is silent, is stated in every result (``sile
 - 作庄 1台 and 连N拉N 2N台 run between the dealer and each counterpart only: 作庄「胡放皆加计」,
   连N拉N「庄家连N闲家一律拉N」; false-win.1 settles 庄连拉 with the dealer alone (「另与庄家单独计赔」).
 - The winner's seat (门风, 开门序) follows from who deals: the dealer is 东 (开门序 1), his 下家 南.
+  When who deals is not given, it follows from the winner's 门风 if that is given, else 下家 is
+  assumed; either way the answer says so first (``assumed``), since 作庄 and 连庄 follow the dealer.
 - 连庄示记: a shown count lower than the real one → the dealer collects at the shown count and pays at
   the real one; higher → the reverse (streak-marker). So the dealer collects min and pays max.
 """
@@ -30,6 +32,7 @@ SEATS = ("本家",) + OTHERS
 WINNER_SEAT = {"本家": 1, "上家": 2, "对家": 3, "下家": 4}
 WIND_NAMES = "东南西北"
 DEALER_ITEMS = (9, 10)
+ASSUMED_DEALER = "下家"          # who deals when neither the dealer nor the winner's 门风 is given
 
 
 def cid(local: str) -> str:
@@ -63,9 +66,24 @@ def _seat(value: Any, field: str, choices: tuple[str, ...]) -> str:
     return value
 
 
-def settle(hand: Any, dealer: Any, discarder: Any = None, streak_shown: Any = None) -> dict[str, Any]:
+def _dealer(dealer: Any, hand: dict[str, Any]) -> tuple[str, str]:
+    """Who deals, and the assumption made when ``dealer`` is not given (None): the dealer that the
+    hand's 门风 (seat) implies, else 下家 (ASSUMED_DEALER); the assumption is "" when it is given."""
+    if dealer is not None:
+        return _seat(dealer, "dealer", SEATS), ""
+    seat = hand.get("seat")
+    by_seat = {n: d for d, n in WINNER_SEAT.items()}
+    if type(seat) is int and seat in by_seat:
+        deal = by_seat[seat]
+        return deal, f"未给出庄家：由本家门风{WIND_NAMES[seat - 1]}推得{deal}为庄家。"
+    return ASSUMED_DEALER, (f"未给出庄家：按{ASSUMED_DEALER}为庄家计（本家门风{WIND_NAMES[WINNER_SEAT[ASSUMED_DEALER] - 1]}）；"
+                            "庄家若是别家，作庄与连庄的台数改由庄家收付。")
+
+
+def settle(hand: Any, dealer: Any = None, discarder: Any = None, streak_shown: Any = None) -> dict[str, Any]:
     """Payments to the winner (本家). ``hand`` is a scored hand (JSON, as ``kb mahjong score``) without
-    ``dealer``/``from_dealer``, which follow from ``dealer`` (本家/下家/对家/上家: who deals);
+    ``dealer``/``from_dealer``, which follow from ``dealer`` (本家/下家/对家/上家: who deals; when it
+    is not given, the dealer the hand's 门风 implies, else 下家, and the answer says so: ``assumed``);
     ``discarder`` (下家/对家/上家) for a win on a discard, absent for a self-drawn win;
     ``streak_shown``: the 连庄示记 count shown, if it differs from ``dealer_streak``."""
     if not isinstance(hand, dict):
@@ -73,7 +91,7 @@ def settle(hand: Any, dealer: Any, discarder: Any = None, streak_shown: Any = No
     for key in ("dealer", "from_dealer"):
         if key in hand:
             raise KbError(f"hand.{key}: 结算时由 dealer 字段决定，请勿在手牌中给出")
-    deal = _seat(dealer, "dealer", SEATS)
+    deal, assumed = _dealer(dealer, hand)
     self_drawn = hand.get("self_drawn") is True
     flower = hand.get("flower_win")
     rob = hand.get("rob_case", 1)
@@ -133,7 +151,7 @@ def settle(hand: Any, dealer: Any, discarder: Any = None, streak_shown: Any = No
     clauses[:0] = ([cid("patterns.9")] if dealer_paid else []) + ([cid("patterns.10")] if n_paid else [])
     lines = "；".join(f"{x.payer}付 1 底 {x.tai} 台（{x.detail}）" for x in payments)
     who = "本家为庄家" if deal == "本家" else f"{deal}为庄家"
-    text = f"{who}，{how}：{lines}。"
+    text = assumed + f"{who}，{how}：{lines}。"
     if streak != shown:
         text += f"连庄示记 {shown} 与实际 {streak} 不符：庄家收以低者、付以高者（连庄示记）。"
         clauses.append(cid("streak-marker"))
@@ -141,7 +159,7 @@ def settle(hand: Any, dealer: Any, discarder: Any = None, streak_shown: Any = No
         clauses.append(cid("deal-in"))
     return {"payments": [x.to_json() for x in payments], "total_tai": result["total"],
             "plain_tai": plain, "clauses": clauses, "explanation": text, "silent": list(SILENT),
-            "score": result}
+            "assumed": [assumed] if assumed else [], "score": result}
 
 
 def _dealer_item(item: dict[str, Any]) -> bool:
