@@ -254,3 +254,82 @@ def test_overload_is_answered_503_quickly(server):
     assert set(statuses) <= {200, 503} and 503 in statuses and 200 in statuses, statuses
     assert all(retry == "1" for s, retry, _ in results if s == 503)
     assert max(t for s, _, t in results if s == 503) < 2.0
+
+
+# --- admission: a full admitted set refuses searches before any work -------------------------
+
+
+def test_a_full_admitted_set_refuses_searches_before_any_work(client):
+    gate = client.app.state.admission
+    assert gate.active == 0
+    gate.active = gate.size
+    try:
+        for path in ("/api/search?q=%E8%97%8F%E7%89%8C", "/api/search?q=%FF", "/api/search"):  # not even validated
+            r = client.get(path, headers={"host": "evil.example"})
+            assert r.status_code == 503 and r.headers["retry-after"] == "1", path
+            assert r.json() == {"error": f"busy: {gate.size} searches in progress; retry shortly"}
+        assert client.get("/api/health").status_code == 200   # only searches wait for room
+    finally:
+        gate.active = 0
+    assert client.get("/api/search", params={"q": "藏牌"}).status_code == 200
+    assert client.get("/api/search", params={"q": ""}).status_code == 400
+    assert gate.active == 0   # every admitted search leaves the set, answered or refused
+
+
+class _Transport:
+    """Enough of an asyncio transport for GuardedProtocol: what it writes, whether it closed."""
+
+    def __init__(self) -> None:
+        self.written = b""
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_extra_info(self, name: str, default=None):
+        return default
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+def test_the_protocol_refuses_a_whole_search_without_parsing_it(client):
+    import asyncio
+
+    from uvicorn.server import ServerState
+
+    from kb.app.serve import GuardedProtocol, make_config
+
+    config = make_config(client.app, Limits())
+    config.load()
+    loop = asyncio.new_event_loop()
+    try:
+        state = ServerState()
+        proto = GuardedProtocol(config=config, server_state=state, app_state={}, _loop=loop)
+        transport = _Transport()
+        proto.connection_made(transport)  # type: ignore[arg-type]
+        gate = client.app.state.admission
+        gate.active = gate.size
+        try:
+            proto.data_received(b"GET /api/search?q=%E8%97%8F HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert transport.written == gate.wire and not state.tasks and not transport.closed
+            assert transport.written.startswith(b"HTTP/1.1 503 ") and b"\r\nretry-after: 1\r\n" in transport.written
+            transport.written = b""
+            proto.data_received(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # not a search: parsed
+            assert state.tasks and transport.written == b""
+        finally:
+            gate.active = 0
+        for task in list(state.tasks):
+            task.cancel()
+        loop.run_until_complete(asyncio.gather(*state.tasks, return_exceptions=True))
+    finally:
+        loop.close()

@@ -130,6 +130,70 @@ class Busy(Exception):
     """Too many searches running or waiting: answered 503 with Retry-After."""
 
 
+class Admission:
+    """The admitted set of searches: at most ``size`` /api/search requests inside the app at once.
+
+    A search beyond it is refused before the application does any work: by ``GuardedProtocol``
+    when the request came whole in one read (the bytes are never parsed), else by
+    ``AdmitSearches``, the outermost middleware (before hosts, routing, parsing, search or
+    logging). Either way the answer is the same prebuilt 503 with Retry-After, so a client
+    that retries at once costs the event loop a few microseconds and the admitted searches
+    keep the interpreter lock.
+    """
+
+    def __init__(self, size: int):
+        self.size = size
+        self.active = 0
+        body = json.dumps({"error": f"busy: {size} searches in progress; retry shortly"}).encode()
+        self.head = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                     (b"retry-after", b"1"), (b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff")]
+        self.body = body
+        self.wire = (b"HTTP/1.1 503 Service Unavailable\r\n"
+                     + b"".join(k + b": " + v + b"\r\n" for k, v in self.head) + b"\r\n" + body)
+
+    @property
+    def full(self) -> bool:
+        return self.active >= self.size
+
+
+SEARCH_PATH = "/api/search"
+
+
+class AdmitSearches:
+    """Outermost middleware: a search is admitted while the set has room, else the prebuilt 503."""
+
+    def __init__(self, app: ASGIApp, admission: Admission):
+        self.app = app
+        self.admission = admission
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] != SEARCH_PATH:
+            await self.app(scope, receive, send)
+            return
+        gate = self.admission
+        if gate.active >= gate.size:
+            await send({"type": "http.response.start", "status": 503, "headers": gate.head})
+            await send({"type": "http.response.body", "body": gate.body})
+            return
+        gate.active += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            gate.active -= 1
+
+
+def find_admission(app: Any) -> Admission | None:
+    """The Admission of the kb app inside ``app`` (uvicorn wraps it in its own middleware)."""
+    for _ in range(16):
+        gate = getattr(getattr(app, "state", None), "admission", None)
+        if isinstance(gate, Admission):
+            return gate
+        app = getattr(app, "app", None)
+        if app is None:
+            break
+    return None
+
+
 def parse_limit(raw: str | None) -> int:
     """``limit`` as a whole number from 1 to MAX_LIMIT (default DEFAULT_LIMIT)."""
     if raw is None or raw == "":
@@ -528,11 +592,14 @@ def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE,
         lifespan=lifespan,
         max_body_size=MAX_BODY_BYTES,  # the API takes no body; Starlette answers 413 beyond this
     )
-    # Outermost first: hosts checked before anything else; gzip outside the header middleware.
+    # Each added one is outside the last: admission first, then hosts; gzip outside the header middleware.
     app.add_middleware(SiteHeaders, csp=csp, max_headers=limits.max_headers)
     app.add_middleware(GZipMiddleware, minimum_size=500, compresslevel=6)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(limits.allowed_hosts), www_redirect=False)
+    admission = Admission(limits.max_pending)
+    app.add_middleware(AdmitSearches, admission=admission)
     app.state.service = service
+    app.state.admission = admission
     return app
 
 
@@ -575,6 +642,11 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        config: Any = self.config
+        if not hasattr(config, "kb_admission"):
+            config.kb_admission = find_admission(self.app)
+        self._admission: Admission | None = config.kb_admission
+        self._refused_at = -1e9
         self._deadline: asyncio.TimerHandle | None = None
         self._in_head = True
         self._head_bytes = 0
@@ -595,7 +667,41 @@ class GuardedProtocol(HttpToolsProtocol):
         if not self.transport.is_closing():
             self.transport.close()
 
+    def _refused_whole(self, data: bytes) -> bool:
+        """Answer the prebuilt 503 to a search that came whole in ``data`` while the admitted set is full.
+
+        Only for the plain case: the connection idle between requests, one HTTP/1.1 GET of
+        /api/search with no body and no Connection or Upgrade header; anything else takes
+        the ordinary path (where AdmitSearches refuses it).
+        """
+        gate = self._admission
+        if (gate is None or gate.active < gate.size or not data.startswith(b"GET /api/search")
+                or data[15:16] not in (b"?", b" ") or not data.endswith(b"\r\n\r\n")
+                or self._head_bytes or (self.cycle is not None and not self.cycle.response_complete)):
+            return False
+        head = data.lower()
+        line_end = head.find(b"\r\n")
+        if (head.find(b"\r\n\r\n") != len(head) - 4 or not head.endswith(b" http/1.1", 0, line_end)
+                or b"\r\ncontent-length:" in head or b"\r\ntransfer-encoding:" in head
+                or b"\r\nconnection:" in head or b"\r\nupgrade:" in head):
+            return False
+        self.transport.write(gate.wire)
+        self._refused_at = self.loop.time()  # the keep-alive timer counts from here (see timeout_keep_alive_handler)
+        return True
+
+    def timeout_keep_alive_handler(self) -> None:
+        """Close an idle keep-alive connection; one answered by _refused_whole since the timer was set is not idle."""
+        idle = self.loop.time() - self._refused_at
+        if idle < self.timeout_keep_alive and not self.transport.is_closing():
+            self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive - idle,
+                                                                self.timeout_keep_alive_handler)
+            return
+        super().timeout_keep_alive_handler()
+
     def data_received(self, data: bytes) -> None:
+        if self._in_head and self._refused_whole(data):
+            self._disarm()  # a whole request, answered: nothing for the parser
+            return
         self._arm()
         if self._in_head:
             self._head_bytes += len(data)
