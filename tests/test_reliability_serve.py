@@ -333,3 +333,49 @@ def test_the_protocol_refuses_a_whole_search_without_parsing_it(client):
         loop.run_until_complete(asyncio.gather(*state.tasks, return_exceptions=True))
     finally:
         loop.close()
+
+
+# --- the one body limit ----------------------------------------------------------------------
+
+
+def test_a_body_within_the_limit_reaches_the_calculators_and_one_over_it_is_413_naming_it(client):
+    from kb.rules.inputs import MAX_INPUT
+
+    hand = '{"line": "123m456m789m234p678p55s 自摸"}'
+    r = client.post("/api/rules/mahjong/score", content=hand + " " * (MAX_INPUT - len(hand.encode())),
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 200 and r.json()["total"] == 4
+    for path in ("/api/rules/mahjong/score", "/api/search?q=%E8%97%8F", "/hans/"):
+        r = client.post(path, content=b" " * (MAX_INPUT + 1))
+        assert r.status_code == 413 and r.json() == {"error": f"body: 超过 {MAX_INPUT} 字节"}, path
+
+
+def test_a_large_body_sent_with_its_head_is_413_not_431(server):
+    from kb.rules.inputs import MAX_INPUT
+
+    body = b" " * (MAX_INPUT + 1)
+    with socket.create_connection(("127.0.0.1", server)) as s:
+        s.sendall(b"POST /api/rules/mahjong/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        s.settimeout(5)
+        reply = s.recv(65536)
+    assert reply.startswith(b"HTTP/1.1 413"), reply[:60]
+    assert f"超过 {MAX_INPUT} 字节".encode() in reply
+    with socket.create_connection(("127.0.0.1", server)) as s:   # 20 KiB within the limit, in one send
+        hand = b'{"line": "123m456m789m234p678p55s"}'
+        body = hand + b" " * (20 * 1024)
+        s.sendall(b"POST /api/rules/mahjong/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        s.settimeout(5)
+        reply = s.recv(65536)
+    assert reply.startswith(b"HTTP/1.1 200"), reply[:60]
+
+
+def test_the_readme_quotes_the_body_limit():
+    from kb.rules.inputs import MAX_INPUT
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    said = re.findall(r"body over ([0-9][0-9,_ ]*) ?(?:bytes|KB|KiB)", readme)
+    row = next(line for line in readme.splitlines() if line.startswith("| request body |"))
+    assert said and all(int(re.sub(r"\D", "", n)) == MAX_INPUT for n in said), said
+    assert f"| {MAX_INPUT} bytes |" in row, row

@@ -59,6 +59,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from kb.core import works
 from kb.core.errors import KbError
+from kb.rules.inputs import MAX_INPUT, TOO_LARGE
 from kb.site.lang import edition_for
 from kb.site.offline import not_found_page
 
@@ -69,7 +70,6 @@ MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
 CACHE_SIZE = 4096
 CACHE_BYTES = 8 * 1024 * 1024
-MAX_BODY_BYTES = 4096
 LAG_TICK = 0.02
 LAG_SMOOTHING = 8
 SWITCH_INTERVAL = 0.001  # the search thread hands the interpreter lock to the event loop at least this often
@@ -160,14 +160,21 @@ SEARCH_PATH = "/api/search"
 
 
 class AdmitSearches:
-    """Outermost middleware: a search is admitted while the set has room, else the prebuilt 503."""
+    """Outermost middleware: a body declared over MAX_INPUT is 413; a search is admitted while the
+    set has room, else the prebuilt 503."""
 
     def __init__(self, app: ASGIApp, admission: Admission):
         self.app = app
         self.admission = admission
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["path"] != SEARCH_PATH:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if _declared_too_large(scope["headers"]):
+            await _error(413, TOO_LARGE)(scope, receive, send)
+            return
+        if scope["path"] != SEARCH_PATH:
             await self.app(scope, receive, send)
             return
         gate = self.admission
@@ -180,6 +187,14 @@ class AdmitSearches:
             await self.app(scope, receive, send)
         finally:
             gate.active -= 1
+
+
+def _declared_too_large(headers: list[tuple[bytes, bytes]]) -> bool:
+    """A Content-Length over MAX_INPUT, the one body limit (a body read in chunks meets it in kb.rules.api)."""
+    for name, value in headers:
+        if name == b"content-length":
+            return not value.isdigit() or int(value) > MAX_INPUT
+    return False
 
 
 def find_admission(app: Any) -> Admission | None:
@@ -590,7 +605,6 @@ def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE,
         ],
         exception_handlers={HTTPException: _http_error, 500: _server_error},
         lifespan=lifespan,
-        max_body_size=MAX_BODY_BYTES,  # the API takes no body; Starlette answers 413 beyond this
     )
     # Each added one is outside the last: admission first, then hosts; gzip outside the header middleware.
     app.add_middleware(SiteHeaders, csp=csp, max_headers=limits.max_headers)
@@ -650,6 +664,7 @@ class GuardedProtocol(HttpToolsProtocol):
         self._deadline: asyncio.TimerHandle | None = None
         self._in_head = True
         self._head_bytes = 0
+        self._head_tail = b""  # the last bytes of the head so far (its end may span two reads)
         self._arm()
 
     def _arm(self) -> None:
@@ -704,7 +719,11 @@ class GuardedProtocol(HttpToolsProtocol):
             return
         self._arm()
         if self._in_head:
-            self._head_bytes += len(data)
+            # only the head counts: a body sent with it is the body limit's business (413)
+            seen = self._head_tail + data
+            end = seen.find(b"\r\n\r\n")
+            self._head_bytes += len(data) if end < 0 else end + 4 - len(self._head_tail)
+            self._head_tail = seen[-3:] if end < 0 else b""
             if self._head_bytes > getattr(self.config, "kb_max_header_bytes", Limits.max_header_bytes):
                 self._disarm()
                 self.transport.write(HEAD_TOO_LARGE)
@@ -715,6 +734,7 @@ class GuardedProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_head = False
         self._head_bytes = 0
+        self._head_tail = b""
         super().on_headers_complete()
 
     def on_message_complete(self) -> None:
