@@ -350,6 +350,18 @@ def test_a_body_within_the_limit_reaches_the_calculators_and_one_over_it_is_413_
         assert r.status_code == 413 and r.json() == {"error": f"body: 超过 {MAX_INPUT} 字节"}, path
 
 
+def _whole_reply(s: socket.socket) -> bytes:
+    """One response: its head and its body (by Content-Length)."""
+    s.settimeout(5)
+    reply = b""
+    while b"\r\n\r\n" not in reply:
+        reply += s.recv(65536)
+    m = re.search(rb"(?i)\r\ncontent-length: *(\d+)", reply)
+    while len(reply.split(b"\r\n\r\n", 1)[1]) < (int(m.group(1)) if m else 0):
+        reply += s.recv(65536)
+    return reply
+
+
 def test_a_large_body_sent_with_its_head_is_413_not_431(server):
     from kb.rules.inputs import MAX_INPUT
 
@@ -357,8 +369,7 @@ def test_a_large_body_sent_with_its_head_is_413_not_431(server):
     with socket.create_connection(("127.0.0.1", server)) as s:
         s.sendall(b"POST /api/rules/mahjong/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                   b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        s.settimeout(5)
-        reply = s.recv(65536)
+        reply = _whole_reply(s)
     assert reply.startswith(b"HTTP/1.1 413"), reply[:60]
     assert f"超过 {MAX_INPUT} 字节".encode() in reply
     with socket.create_connection(("127.0.0.1", server)) as s:   # 20 KiB within the limit, in one send
@@ -366,8 +377,7 @@ def test_a_large_body_sent_with_its_head_is_413_not_431(server):
         body = hand + b" " * (20 * 1024)
         s.sendall(b"POST /api/rules/mahjong/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                   b"Content-Length: %d\r\n\r\n" % len(body) + body)
-        s.settimeout(5)
-        reply = s.recv(65536)
+        reply = _whole_reply(s)
     assert reply.startswith(b"HTTP/1.1 200"), reply[:60]
 
 
@@ -379,3 +389,59 @@ def test_the_readme_quotes_the_body_limit():
     row = next(line for line in readme.splitlines() if line.startswith("| request body |"))
     assert said and all(int(re.sub(r"\D", "", n)) == MAX_INPUT for n in said), said
     assert f"| {MAX_INPUT} bytes |" in row, row
+
+
+# --- the site's files are served only while their bytes are the build's -----------------------
+
+
+def test_an_altered_site_file_is_refused_and_named_once_in_the_log(tmp_path):
+    import logging
+
+    from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
+    from starlette.routing import Mount
+
+    from kb.app.serve import _http_error, _SiteFiles
+    from kb.core.integrity import checksums
+
+    site = tmp_path / "site"
+    (site / "hans").mkdir(parents=True)
+    page = site / "hans" / "index.html"
+    page.write_text("<p>第64条 藏牌</p>", encoding="utf-8")
+    (site / "hans" / "kb.js").write_text("var x = 1;", encoding="utf-8")
+    recorded = {rel[len("site/"):]: (size, digest) for rel, (size, digest) in checksums(tmp_path, ["site"]).items()}
+    app = Starlette(routes=[Mount("/", app=_SiteFiles(directory=site, recorded=recorded))],
+                    exception_handlers={HTTPException: _http_error})
+    lines: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
+    log = logging.getLogger("uvicorn.error")
+    log.addHandler(handler)
+    try:
+        with TestClient(app, base_url="http://127.0.0.1") as c:
+            assert c.get("/hans/").status_code == 200 and c.get("/hans/kb.js").status_code == 200
+            page.write_text("<p>第46条 藏牌</p>", encoding="utf-8")   # same size, other bytes
+            st = page.stat()
+            os.utime(page, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+            for _ in range(3):
+                r = c.get("/hans/")
+                assert r.status_code == 503 and r.headers["content-type"].startswith("text/html")
+                assert "hans/index.html" in r.text and "第46条" not in r.text
+            assert len(lines) == 1 and str(page) in lines[0] and "sha256 differs" in lines[0], lines
+            assert c.get("/hans/kb.js").status_code == 200       # the others are still served
+            (site / "hans" / "extra.js").write_text("alert(1)", encoding="utf-8")
+            r = c.get("/hans/extra.js")
+            assert r.status_code == 503 and "not part of the build" in lines[-1]
+            page.write_text("<p>第64条 藏牌</p>", encoding="utf-8")    # put back: served again
+            os.utime(page, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+            assert c.get("/hans/").status_code == 200
+    finally:
+        log.removeHandler(handler)
+
+
+def test_the_server_checks_its_site_against_the_build_record(client):
+    from kb.app.serve import _SiteFiles
+
+    files = next(r.app for r in client.app.routes if isinstance(getattr(r, "app", None), _SiteFiles))
+    assert "hans/index.html" in files.recorded and "hant/search/index.html" in files.recorded
+    assert client.get("/hans/").status_code == 200 and files._checked["hans/index.html"][1] is True

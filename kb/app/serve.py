@@ -31,10 +31,13 @@ import argparse
 import asyncio
 import base64
 import hashlib
+import html
 import json
+import logging
 import os
 import re
 import socket
+import stat
 import sys
 import threading
 import unicodedata
@@ -59,9 +62,10 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from kb.core import works
 from kb.core.errors import KbError
+from kb.core.integrity import sha256_file
 from kb.rules.inputs import MAX_INPUT, TOO_LARGE
 from kb.site.lang import edition_for
-from kb.site.offline import not_found_page
+from kb.site.offline import SMALL_PAGE, not_found_page
 
 WORKS = works.work_ids()
 SCRIPTS = ("hans", "hant")
@@ -252,11 +256,15 @@ class Service:
 
     def __init__(self, out: Path, cache_size: int = CACHE_SIZE, limits: Limits | None = None):
         from kb.app.build import load_records, site_dir
+        from kb.app.build import meta as build_meta
         from kb.search.engine import SearchEngine
         from kb.site.layout import Layout
 
         self.out = out
         self.site = site_dir(out)
+        # the site's files as this build wrote them: the generation resolved now is the one served
+        self.site_files = {rel[len("site/"):]: (size, digest) for rel, (size, digest)
+                           in (build_meta(out).get("files") or {}).items() if rel.startswith("site/")}
         records = load_records(out)
         self.records = {r.id: r for r in records}
         layout = Layout(records)
@@ -345,17 +353,73 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+class DamagedFile(HTTPException):
+    """A site file whose bytes are not the build's: refused with 503 (see _SiteFiles)."""
+
+    def __init__(self, rel: str):
+        super().__init__(status_code=503, detail=rel)
+
+
+DAMAGED = ("<p>这一页的文件与构建记录不符（已损坏或被改动），服务器不提供它 · 這一頁的檔案與建置記錄不符，伺服器不提供它："
+           "<code>{path}</code></p><p>请管理员重新构建（<code>kb build --force</code>）· 請管理員重新建置</p>"
+           '<p><a href="/hans/">简体版首页</a> · <a href="/hant/">繁體版首頁</a></p>')
+
+
 class _SiteFiles(StaticFiles):
-    """The built site. Its /404.html is for static hosts: here a missing address gets kb serve's own
-    answer (the page naming the address; JSON under /api/), so StaticFiles never serves that file."""
+    """The built site, each file served only while its bytes are the build's.
+
+    ``recorded``: the build's {path under the site: (size, sha256)} (meta.json "files"). A file's
+    sha256 is computed when it is first served and again whenever its inode, mtime or size
+    changes (a stat per request, which StaticFiles makes anyway); a file that differs from the
+    record, or that the build did not write, is refused (DamagedFile) and named once in the
+    server's log. Its /404.html is for static hosts: here a missing address gets kb serve's own
+    answer (the page naming the address; JSON under /api/), so StaticFiles never serves that file.
+    """
+
+    def __init__(self, *, directory: Path, recorded: dict[str, tuple[int, str]], html: bool = True):
+        super().__init__(directory=directory, html=html)
+        self.root = os.path.realpath(directory)
+        self.recorded = recorded
+        self._checked: dict[str, tuple[tuple[int, int, int], bool]] = {}  # rel -> (ino, mtime, size), intact
 
     def lookup_path(self, path: str) -> tuple[str, os.stat_result | None]:
         if path.strip("/") == "404.html":
             return "", None
-        return super().lookup_path(path)
+        full_path, st = super().lookup_path(path)
+        if st is not None and stat.S_ISREG(st.st_mode):
+            rel = os.path.relpath(full_path, self.root).replace(os.sep, "/")
+            if not self.intact(rel, full_path, st):
+                raise DamagedFile(rel)
+        return full_path, st
+
+    def intact(self, rel: str, full_path: str, st: os.stat_result) -> bool:
+        """Whether ``rel``'s bytes are the build's (hashed again only when its stat changed)."""
+        state = (st.st_ino, st.st_mtime_ns, st.st_size)
+        seen = self._checked.get(rel)
+        if seen is not None and seen[0] == state:
+            return seen[1]
+        want = self.recorded.get(rel)
+        if want is None:
+            why = "not part of the build"
+        elif want[0] != st.st_size:
+            why = f"{st.st_size} bytes, the build wrote {want[0]}"
+        else:
+            try:
+                why = "" if sha256_file(Path(full_path)) == want[1] else "sha256 differs from the build's record"
+            except OSError as exc:
+                why = f"cannot read ({exc.strerror})"
+        self._checked[rel] = (state, not why)
+        if why:
+            logging.getLogger("uvicorn.error").error("site file %s: %s; refused (503) until it is rebuilt "
+                                                     "(`kb build --force`)", full_path, why)
+        return not why
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, DamagedFile):
+        page = SMALL_PAGE.format(lang="zh", title="503 · 牌规知识库", heading="503",
+                                 body=DAMAGED.format(path=html.escape(exc.detail)))
+        return HTMLResponse(page, status_code=503)
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     if request.url.path.startswith("/api/") or status != 404:
         message = {404: "not found", 405: "method not allowed"}.get(status, "error")
@@ -601,7 +665,7 @@ def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE,
             Route("/api/openapi.json", api_openapi, methods=["GET"]),
             Route("/", root, methods=["GET"]),
             Mount("/api/rules", routes=rules_api.routes()),
-            Mount("/", app=_SiteFiles(directory=service.site, html=True)),
+            Mount("/", app=_SiteFiles(directory=Path(os.path.realpath(service.site)), recorded=service.site_files)),
         ],
         exception_handlers={HTTPException: _http_error, 500: _server_error},
         lifespan=lifespan,
