@@ -40,7 +40,6 @@ import socket
 import stat
 import sys
 import threading
-import unicodedata
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -64,12 +63,12 @@ from kb.core import works
 from kb.core.errors import KbError
 from kb.core.integrity import sha256_file
 from kb.rules.inputs import MAX_INPUT, TOO_LARGE
+from kb.search.request import MAX_QUERY_CHARS, check_query
 from kb.site.lang import edition_for
 from kb.site.offline import SMALL_PAGE, not_found_page
 
 WORKS = works.work_ids()
 SCRIPTS = ("hans", "hant")
-MAX_QUERY_CHARS = 500
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
 CACHE_SIZE = 4096
@@ -80,7 +79,6 @@ SWITCH_INTERVAL = 0.001  # the search thread hands the interpreter lock to the e
 DEFAULT_PORT = 8000
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 _LIMIT_RE = re.compile(r"[0-9]{1,4}")
-_PHRASE_RE = re.compile(r'"[^"]*"|“[^”]*”|「[^」]*」|『[^』]*』|《[^》]*》')
 _FINGERPRINTED = re.compile(r"\.[0-9a-f]{8,}\.[^/]+$")
 
 
@@ -90,8 +88,6 @@ class Limits:
 
     search_threads: int = 1        # the dedicated search pool
     max_pending: int = 16          # searches running or waiting; beyond: 503 + Retry-After
-    max_phrases: int = 4           # quoted phrases in one query
-    max_terms: int = 32            # whitespace-separated terms in one query (phrases' words included)
     max_loop_lag: float = 0.1      # seconds the event loop may lag before new searches are refused
     request_timeout: float = 10.0  # seconds for a request's headers and body to arrive
     keep_alive: int = 5            # seconds an idle keep-alive connection is kept
@@ -107,27 +103,37 @@ class BadRequest(Exception):
 
 
 def clean_query(raw: str | None) -> str:
-    """The query with control/format characters removed and whitespace collapsed."""
+    """``q`` checked by the engine's own rules (kb.search.request.check_query: its length, quoted
+    phrases and terms), control characters made spaces and whitespace collapsed (the cache key)."""
     if raw is None:
         raise BadRequest("q is required")
-    text = "".join(ch for ch in raw if ch.isspace() or unicodedata.category(ch)[0] != "C")
-    text = " ".join(text.split())
+    try:
+        text = " ".join(check_query(raw, "q").split())
+    except KbError as exc:
+        raise BadRequest(str(exc)) from None
     if not text:
         raise BadRequest("q must not be empty")
-    if len(text) > MAX_QUERY_CHARS:
-        raise BadRequest(f"q is too long: {len(text)} characters (at most {MAX_QUERY_CHARS})")
     return text
 
 
-def check_cost(q: str, limits: Limits) -> None:
-    """Refuse a query whose quoted phrases or terms exceed the limits (each phrase is a required match)."""
-    phrases = len(_PHRASE_RE.findall(q))
-    terms = len(q.split())
-    shown = q if len(q) <= 40 else q[:40] + "…"
-    if phrases > limits.max_phrases:
-        raise BadRequest(f"q {shown!r} has {phrases} quoted phrases (at most {limits.max_phrases})")
-    if terms > limits.max_terms:
-        raise BadRequest(f"q {shown!r} has {terms} terms (at most {limits.max_terms})")
+def query_params(scope: Scope) -> dict[str, str]:
+    """The query string's parameters (the last of a repeated one); BadRequest naming one that is not UTF-8."""
+    from urllib.parse import unquote_to_bytes
+
+    params: dict[str, str] = {}
+    for part in scope.get("query_string", b"").split(b"&"):
+        if not part:
+            continue
+        key, _, value = part.partition(b"=")
+        try:
+            name = unquote_to_bytes(key.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadRequest("a parameter's name is not UTF-8 text") from None
+        try:
+            params[name] = unquote_to_bytes(value.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadRequest(f"{name[:20]} is not UTF-8 text (percent-encode the query's UTF-8 bytes)") from None
+    return params
 
 
 class Busy(Exception):
@@ -553,7 +559,8 @@ def openapi_schema() -> dict[str, Any]:
                 "responses": {
                     "200": {"description": "results, best first", "content": {"application/json": {
                         "schema": {"type": "array", "items": {"$ref": "#/components/schemas/Result"}}}}},
-                    "400": err("a missing, empty or too long q; an unknown work or lead; a bad limit, script or laws"),
+                    "400": err("a missing, empty or too long q, or one of too many quoted phrases or terms; a "
+                               "parameter that is not UTF-8; an unknown work or lead; a bad limit, script or laws"),
                 },
             }},
             "/api/clause/{id}": {"get": {
@@ -616,10 +623,9 @@ def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE,
     schema = json.dumps(openapi_schema(), ensure_ascii=False).encode("utf-8")
 
     async def api_search(request: Request) -> Response:
-        params = request.query_params
         try:
+            params = query_params(request.scope)
             q = clean_query(params.get("q"))
-            check_cost(q, limits)
             key = (q, parse_choice("work", params.get("work"), WORKS),
                    parse_limit(params.get("limit")), parse_choice("script", params.get("script"), SCRIPTS),
                    parse_laws(params.get("laws")), parse_choice("lead", params.get("lead"), WORKS))

@@ -25,13 +25,13 @@ from functools import cached_property
 from typing import Any
 
 from kb.core.errors import KbError
-from kb.search.analysis import NEGATORS, analyze, is_cjk, is_traditional, normalize, stem, strip_controls
+from kb.search.analysis import NEGATORS, analyze, is_cjk, is_traditional, normalize, stem
 from kb.search.citations import Cite, split_citations, split_work, work_names_pattern
 from kb.search.lexicon import Lexicon
+from kb.search.request import PHRASE_RE, check_query
 from kb.search.snippet import mark_order
 from kb.search.synonyms import Synonyms
 
-MAX_QUERY_CHARS = 1000
 MAX_GROUPS = 24
 # Fewer results than this for a quoted phrase: the query's words, unquoted, fill the list after them
 PHRASE_FEW = 3
@@ -57,7 +57,7 @@ STOPWORDS = STOPWORDS | frozenset(stem(w) for w in STOPWORDS)
 QUESTION_PREFIXES = ("多少", "几")
 NEGATION_FORMS = ("不", "未", "没", "没有", "无", "非")
 
-_PHRASE_RE = re.compile(r'"([^"]*)"|“([^”]*)”|「([^」]*)」|『([^』]*)』|《([^》]*)》')
+_PHRASE_RE = PHRASE_RE
 _QUOTES = '"“”「」『』《》'
 # 12墩, 7线: the Laws write these counts in Chinese numerals (第十二墩, 七线)
 _COUNTED = re.compile(r"(?<![0-9a-z])([1-9][0-9]?)(?=\s*[墩线轮])")
@@ -126,12 +126,9 @@ class ParsedQuery:
 
 
 def clean_query(q: Any) -> str:
-    """Type and length checks, control characters removed; KbError if unusable."""
-    if not isinstance(q, str):
-        raise KbError("query must be text")
-    if len(q) > MAX_QUERY_CHARS:
-        raise KbError(f"query too long: {len(q)} characters (at most {MAX_QUERY_CHARS})")
-    return strip_controls(q)
+    """The query's type and limits checked (kb.search.request.check_query), control characters
+    replaced by spaces; KbError if unusable."""
+    return check_query(q)
 
 
 def definition_term(text: str) -> str | None:
