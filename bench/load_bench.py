@@ -184,15 +184,15 @@ def cpu_seconds(pid: int) -> float:
 
 
 def thread_cpu(pid: int) -> dict[str, float]:
-    """CPU seconds of each thread of a process by name (Linux /proc): the event loop, the search pool."""
+    """CPU seconds of each thread of a process (Linux /proc): "main" (the event loop), the others by id."""
     out: dict[str, float] = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
-            name = (task / "comm").read_text().strip()
             fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        name = "main" if task.name == str(pid) else f"thread {task.name}"
+        out[name] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     return out
 
 
@@ -473,8 +473,12 @@ def _storm_process(host: str, port: int, clients: int, duration: float, offset: 
         runner: Any = uvloop.run
     except ImportError:
         runner = asyncio.run
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF)
     out, took = runner(_raw_clients(host, port, load_paths(), clients, duration, True, offset))
-    queue.put((out, took))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    queue.put((out, took, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
 
 
 def retry_storm(clients: int, duration: float, processes: int = STORM_PROCESSES,
@@ -510,10 +514,12 @@ def retry_storm(clients: int, duration: float, processes: int = STORM_PROCESSES,
     finally:
         stop_server(proc)
     storm: dict[int, list[float]] = {}
-    for out, _ in results:
+    for out, _, _ in results:
         for status, ms in out.items():
             storm.setdefault(status, []).extend(ms)
-    took = max(t for _, t in results)
+    took = max(t for _, t, _ in results)
+    generator_cpu = sum(c for _, _, c in results)
+    answered = sum(len(v) for v in storm.values())
     for status, ms in after.items():
         calm.setdefault(status, []).extend(ms)
     capacity = len(calm.get(200, [])) / (calm_s + after_s)   # half before the storm, half after
@@ -530,6 +536,8 @@ def retry_storm(clients: int, duration: float, processes: int = STORM_PROCESSES,
         "p99_503_ms": round(percentile(busy, 0.99), 2) if busy else None,
         "other_status": {s: len(v) for s, v in sorted(storm.items()) if s not in (200, 503)},
         "server_cpu_share": round(server_cpu / took, 2), "load_average": os.getloadavg()[0],
+        "generator_cpu_share": round(generator_cpu / took, 2),
+        "generator_us_per_answer": round(1e6 * generator_cpu / answered, 1) if answered else None,
         "thread_cpu_calm": {k: round((v - threads0.get(k, 0)) / calm_s, 2) for k, v in threads1.items()
                             if v - threads0.get(k, 0) > 0.05 * calm_s},
         "thread_cpu_storm": {k: round((v - threads1.get(k, 0)) / took, 2) for k, v in threads2.items()
@@ -583,7 +591,8 @@ def main(argv: list[str] | None = None) -> int:
                   f"(target < {STORM_P99_TARGET_MS:g}); {r['answers_503']} 503s ({r['rate_503']}/s), "
                   f"p50 {r['p50_503_ms']} ms (target < {STORM_503_P50_TARGET_MS:g}) p99 {r['p99_503_ms']} ms; "
                   f"other statuses {r['other_status']}; server CPU {r['server_cpu_share']} cores (threads: calm "
-                  f"{r['thread_cpu_calm']}, storm {r['thread_cpu_storm']}), load average "
+                  f"{r['thread_cpu_calm']}, storm {r['thread_cpu_storm']}), generator CPU "
+                  f"{r['generator_cpu_share']} cores ({r['generator_us_per_answer']} us per answer), load average "
                   f"{r['load_average']:.1f}; target {'met' if r['target_met'] else 'missed'}")
         return 0 if r["target_met"] else 1
     if args.mode == "overload":

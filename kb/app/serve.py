@@ -165,6 +165,26 @@ class Admission:
     def full(self) -> bool:
         return self.active >= self.size
 
+    async def refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The prebuilt 503, as an ASGI app."""
+        await send({"type": "http.response.start", "status": 503, "headers": self.head})
+        await send({"type": "http.response.body", "body": self.body})
+
+
+class Admitted:
+    """``app`` for a search GuardedProtocol admitted when its head was parsed: it leaves the set when done."""
+
+    def __init__(self, app: ASGIApp, admission: Admission):
+        self.app = app
+        self.admission = admission
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope["kb.admitted"] = True
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.admission.active -= 1
+
 
 SEARCH_PATH = "/api/search"
 
@@ -184,13 +204,12 @@ class AdmitSearches:
         if _declared_too_large(scope["headers"]):
             await _error(413, TOO_LARGE)(scope, receive, send)
             return
-        if scope["path"] != SEARCH_PATH:
+        if scope["path"] != SEARCH_PATH or scope.get("kb.admitted"):
             await self.app(scope, receive, send)
             return
         gate = self.admission
         if gate.active >= gate.size:
-            await send({"type": "http.response.start", "status": 503, "headers": gate.head})
-            await send({"type": "http.response.body", "body": gate.body})
+            await gate.refuse(scope, receive, send)
             return
         gate.active += 1
         try:
@@ -730,6 +749,7 @@ class GuardedProtocol(HttpToolsProtocol):
         if not hasattr(config, "kb_admission"):
             config.kb_admission = find_admission(self.app)
         self._admission: Admission | None = config.kb_admission
+        self._admitted = None if self._admission is None else Admitted(self.app, self._admission)
         self._refused_at = -1e9
         self._deadline: asyncio.TimerHandle | None = None
         self._in_head = True
@@ -802,10 +822,30 @@ class GuardedProtocol(HttpToolsProtocol):
         super().data_received(data)
 
     def on_headers_complete(self) -> None:
+        """Admission decided here, in the order heads arrive, for a search on an idle connection: into
+        the set (Admitted) or the prebuilt 503 (no middleware, no routing); anything else as uvicorn does."""
         self._in_head = False
         self._head_bytes = 0
         self._head_tail = b""
-        super().on_headers_complete()
+        gate, url, limit = self._admission, self.url, self.limit_concurrency
+        if (gate is None or self._admitted is None or not url.startswith(b"/api/search")
+                or url[11:12] not in (b"", b"?") or self.parser.should_upgrade()
+                or (self.cycle is not None and not self.cycle.response_complete)
+                or (limit is not None and (len(self.connections) >= limit or len(self.tasks) >= limit))):
+            super().on_headers_complete()
+            return
+        admitted = gate.active < gate.size
+        app, self.app = self.app, (self._admitted if admitted else gate.refuse)
+        if admitted:
+            gate.active += 1
+        try:
+            super().on_headers_complete()
+        except BaseException:
+            if admitted:
+                gate.active -= 1
+            raise
+        finally:
+            self.app = app
 
     def on_message_complete(self) -> None:
         self._in_head = True
@@ -851,17 +891,29 @@ def serve_one(sock: socket.socket, cache_size: int, limits: Limits) -> None:
                 announce(url)
 
     app = create_app(cache_size=cache_size, limits=limits)
-    sys.setswitchinterval(SWITCH_INTERVAL)
+    settle()
     Server(make_config(app, limits)).run(sockets=[sock])
 
 
 def worker_app() -> Starlette:
     """The app of one worker process (``--workers N``), configured by the supervisor's environment."""
-    sys.setswitchinterval(SWITCH_INTERVAL)
     limits = json.loads(os.environ["KB_SERVE_LIMITS"])
     limits["allowed_hosts"] = tuple(limits["allowed_hosts"])
-    return create_app(Path(os.environ["KB_SERVE_BUILD_DIR"]),
-                      cache_size=int(os.environ.get("KB_SERVE_CACHE_SIZE", CACHE_SIZE)), limits=Limits(**limits))
+    app = create_app(Path(os.environ["KB_SERVE_BUILD_DIR"]),
+                     cache_size=int(os.environ.get("KB_SERVE_CACHE_SIZE", CACHE_SIZE)), limits=Limits(**limits))
+    settle()
+    return app
+
+
+def settle() -> None:
+    """The process as it serves: a short switch interval (the event loop gets the interpreter lock
+    often), and everything loaded so far (records, index, dictionaries) out of the garbage
+    collector's sight, so that its passes during a storm of requests scan only what requests made."""
+    import gc
+
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    gc.collect()
+    gc.freeze()
 
 
 def serve_workers(sock: socket.socket, cache_size: int, workers: int, limits: Limits) -> None:
