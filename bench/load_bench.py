@@ -184,7 +184,8 @@ def cpu_seconds(pid: int) -> float:
 
 
 def thread_cpu(pid: int) -> dict[str, float]:
-    """CPU seconds of each thread of a process (Linux /proc): "main" (the event loop), the others by id."""
+    """CPU seconds of each thread of a process (Linux /proc): "main" (the event loop), the others by
+    id, and of each of its child processes (the search processes)."""
     out: dict[str, float] = {}
     for task in Path(f"/proc/{pid}/task").iterdir():
         try:
@@ -193,6 +194,15 @@ def thread_cpu(pid: int) -> dict[str, float]:
             continue
         name = "main" if task.name == str(pid) else f"thread {task.name}"
         out[name] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            children = []
+        for child in children:   # the search processes
+            try:
+                out[f"process {child}"] = cpu_seconds(int(child))
+            except OSError:
+                pass
     return out
 
 
