@@ -322,6 +322,7 @@ def test_the_protocol_refuses_a_whole_search_without_parsing_it(client):
         try:
             proto.data_received(b"GET /api/search?q=%E8%97%8F HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             assert transport.written == gate.wire and not state.tasks and not transport.closed
+            assert proto.timeout_keep_alive_task is not None   # an idle connection is still closed in time
             assert transport.written.startswith(b"HTTP/1.1 503 ") and b"\r\nretry-after: 1\r\n" in transport.written
             transport.written = b""
             proto.data_received(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # not a search: parsed

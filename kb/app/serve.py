@@ -15,15 +15,18 @@ Routes:
 One search engine (one whoosh index, opened at start-up, its checksums verified first)
 serves every request. Searches run on a small dedicated pool (default one thread: the
 engine serialises its whoosh calls, so more threads would only queue on its lock); at
-most ``max_pending`` searches may be running or waiting, beyond that the answer is a fast
-503 with Retry-After. Answers are cached by their normalised arguments in an LRU bounded
-by entries and bytes (the index never changes while serving).
+most ``max_pending`` searches are admitted (running or waiting), beyond that the answer
+is a prebuilt 503 with Retry-After, decided before any work (see Admission). Answers are
+cached by their normalised arguments in an LRU bounded by entries and bytes (the index
+never changes while serving).
 
 Protection (see README, "The search service"): uvicorn's httptools protocol with a bound
 on the request head, its keep-alive timeout, a deadline for each request's head and body
-(a half-sent request is cut off), uvicorn's connection limit (503 beyond it), query cost
-limits (quoted phrases, terms), an allowed-hosts check, gzip, cache headers, a CSP with
-the hashes of the site's inline scripts, frame-ancestors 'none' and nosniff.
+(a half-sent request is cut off), uvicorn's connection limit (503 beyond it), one body
+limit (kb.rules.inputs.MAX_INPUT, 413), the engine's own query limits
+(kb.search.request), an allowed-hosts check, site files served only while their bytes are
+the build's, gzip, cache headers, a CSP with the hashes of the site's inline scripts,
+frame-ancestors 'none' and nosniff.
 """
 from __future__ import annotations
 
@@ -792,6 +795,9 @@ class GuardedProtocol(HttpToolsProtocol):
             return False
         self.transport.write(gate.wire)
         self._refused_at = self.loop.time()  # the keep-alive timer counts from here (see timeout_keep_alive_handler)
+        if self.timeout_keep_alive_task is None:  # a connection refused at its first request: idle from now
+            self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive,
+                                                                self.timeout_keep_alive_handler)
         return True
 
     def timeout_keep_alive_handler(self) -> None:
