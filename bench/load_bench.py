@@ -3,6 +3,7 @@
     .venv/bin/python bench/load_bench.py [--clients 16] [--duration 10] [--mode both|cached|uncached]
         [--json]
     .venv/bin/python bench/load_bench.py --mode overload [--rate N] [--duration 10]
+    .venv/bin/python bench/load_bench.py --mode retry-storm [--clients 256] [--duration 10]
     .venv/bin/python bench/load_bench.py --mode interference [--heavy 4] [--phrases 40] [--duration 10]
 
 Starts `kb serve --port 0` itself on 127.0.0.1 (a fresh server per mode), runs N keep-alive
@@ -22,6 +23,15 @@ share answered 503 (with Retry-After), how fast those came, and p50/p99 of the a
 (200) requests. Target: p99 of admitted requests < 1 s, 503s answered quickly, no other
 errors.
 
+Mode "retry-storm" measures capacity with 16 well-behaved clients (closed loop, 2 s before the
+storm and 2 s after it, so that a change in the machine's load between them is averaged), and runs
+--clients connections (e.g. 256) that send their request again the moment a 503 comes back
+(Retry-After ignored), for --duration seconds, from 3 load-generator processes of raw asyncio
+protocols on uvloop (cheap per request, so that the generator is not what limits the figures;
+it shares the machine's cores with the server). Bounded by time and MAX_REQUESTS, loopback
+only. It prints the capacity, the admitted (200) throughput under the storm and its p50/p99,
+and the 503s' p50/p99. Target: admitted >= 60% of capacity, admitted p99 < 500 ms, 503 p50 < 10 ms.
+
 Mode "interference" measures an unrelated cheap query's latency (藏牌, one client, closed
 loop) while --heavy clients send queries of --phrases quoted phrases each (cache off).
 """
@@ -40,7 +50,9 @@ import threading
 import time
 import urllib.parse
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 QUERIES = ROOT / "bench" / "queries.tsv"
@@ -66,14 +78,16 @@ def load_paths() -> list[str]:
     return paths
 
 
-def start_server(cache_size: int | None, workers: int = 1) -> tuple[subprocess.Popen[str], str, int]:
-    """`kb serve` on 127.0.0.1 and a free port; returns (process, host, port)."""
+def start_server(cache_size: int | None, workers: int = 1, extra: Sequence[str] = ()
+                 ) -> tuple[subprocess.Popen[str], str, int]:
+    """`kb serve` on 127.0.0.1 and a free port (and ``extra`` options); returns (process, host, port)."""
     code = "import sys; from kb.app.cli import main; sys.exit(main(sys.argv[1:]))"
     cmd = [sys.executable, "-c", code, "serve", "--host", "127.0.0.1", "--port", "0"]
     if cache_size is not None:
         cmd += ["--cache-size", str(cache_size)]
     if workers != 1:
         cmd += ["--workers", str(workers)]
+    cmd += list(extra)
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
     found: list[tuple[str, int]] = []
@@ -167,6 +181,29 @@ def cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process (Linux /proc), children included once they are waited for."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return sum(int(v) for v in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def thread_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds of each thread of a process (Linux /proc): "main" (the event loop), the others by
+    id, and of each of its child processes (the search processes)."""
+    out: dict[str, float] = {}
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        name = "main" if task.name == str(pid) else f"thread {task.name}"
+        out[name] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            children = []
+        for child in children:   # the search processes
+            try:
+                out[f"process {child}"] = cpu_seconds(int(child))
+            except OSError:
+                pass
+    return out
 
 
 def bench(mode: str, clients: int, duration: float, workers: int = 1) -> dict[str, object]:
@@ -334,18 +371,209 @@ def interference(heavy_clients: int, phrases: int, duration: float) -> dict[str,
             "heavy_statuses": dict(sorted(Counter(st for st, _ in heavy_out).items()))}
 
 
+# --- retry storm: N clients that retry at once on a 503 -------------------------------------
+
+STORM_CAPACITY_S = 4.0      # seconds the 16 well-behaved clients measure capacity for (half before the storm, half after)
+STORM_PROCESSES = 3         # load-generator processes (each an event loop of raw asyncio protocols)
+STORM_SHARE_TARGET = 0.6    # admitted throughput under the storm / capacity
+STORM_P99_TARGET_MS = 500.0
+STORM_503_P50_TARGET_MS = 10.0
+
+
+class _RawClient(asyncio.Protocol):
+    """One keep-alive HTTP/1.1 connection sending GETs in a closed loop, parsed by hand (cheap).
+
+    ``storm``: a 503 is sent again at once on the same connection (no Retry-After honoured);
+    otherwise a client waits for an answer and sends the next path. A connection the server
+    closes is opened again at once. Records (status, ms) of every answer until the deadline.
+    """
+
+    def __init__(self, host: str, port: int, paths: list[bytes], start: int, deadline: float,
+                 out: dict[int, list[float]], budget: list[int], storm: bool, done: asyncio.Future[None]):
+        self.host, self.port, self.paths, self.i = host, port, paths, start
+        self.deadline, self.out, self.budget, self.storm, self.done = deadline, out, budget, storm, done
+        self.buf = b""
+        self.t0 = 0.0
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        self.buf = b""
+        self._send()
+
+    def _send(self) -> None:
+        now = time.perf_counter()
+        if now >= self.deadline or self.budget[0] <= 0:
+            self._finish()
+            return
+        self.budget[0] -= 1
+        self.t0 = now
+        assert self.transport is not None
+        self.transport.write(self.paths[self.i % len(self.paths)])
+
+    def data_received(self, data: bytes) -> None:
+        buf = self.buf + data if self.buf else data
+        while True:
+            end = buf.find(b"\r\n\r\n")
+            if end < 0:
+                break
+            at = buf.find(b"\r\ncontent-length: ", 0, end)   # uvicorn and Starlette write it so
+            if at >= 0:
+                length = int(buf[at + 18:buf.find(b"\r\n", at + 18, end + 2)])
+            else:
+                m = re.search(rb"(?i)\r\ncontent-length: *(\d+)", buf[:end])
+                length = int(m.group(1)) if m else 0
+            total = end + 4 + length
+            if len(buf) < total:
+                break
+            head, buf = buf[:end], buf[total:]
+            status = int(head[9:12])
+            self.out.setdefault(status, []).append((time.perf_counter() - self.t0) * 1000)
+            if status != 503 or not self.storm:
+                self.i += 1
+            if b"connection: close" in head.lower():
+                assert self.transport is not None
+                self.buf = b""
+                self.transport.close()   # connection_lost opens a new one
+                return
+            self._send()
+        self.buf = buf
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.done.done():
+            return
+        if time.perf_counter() >= self.deadline:
+            self._finish()
+            return
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(loop.create_connection(lambda: self, self.host, self.port))
+        task.add_done_callback(lambda t: t.exception() and self._finish())
+
+    def _finish(self) -> None:
+        if not self.done.done():
+            self.done.set_result(None)
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.close()
+
+
+async def _raw_clients(host: str, port: int, paths: list[str], clients: int, duration: float,
+                       storm: bool, offset: int) -> tuple[dict[int, list[float]], float]:
+    """``clients`` raw connections for ``duration`` seconds: {status: [ms, ...]}, seconds taken."""
+    loop = asyncio.get_running_loop()
+    wire = [f"GET {p} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode("ascii") for p in paths]
+    out: dict[int, list[float]] = {}
+    budget = [MAX_REQUESTS]
+    t0 = time.perf_counter()
+    deadline = t0 + duration
+    dones = []
+    for k in range(clients):
+        done: asyncio.Future[None] = loop.create_future()
+        client = _RawClient(host, port, wire, offset + k * len(wire) // max(clients, 1), deadline, out, budget,
+                            storm, done)
+        await loop.create_connection(lambda c=client: c, host, port)  # type: ignore[misc]
+        dones.append(done)
+    await asyncio.wait_for(asyncio.gather(*dones), duration + 30)
+    return out, time.perf_counter() - t0
+
+
+def _storm_process(host: str, port: int, clients: int, duration: float, offset: int, queue: Any) -> None:
+    """One load-generator process of the storm (uvloop when installed: the generator must not be the limit)."""
+    try:
+        import uvloop
+        runner: Any = uvloop.run
+    except ImportError:
+        runner = asyncio.run
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    out, took = runner(_raw_clients(host, port, load_paths(), clients, duration, True, offset))
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    queue.put((out, took, after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime))
+
+
+def retry_storm(clients: int, duration: float, processes: int = STORM_PROCESSES,
+                server_options: Sequence[str] = ()) -> dict[str, object]:
+    """Capacity by 16 well-behaved clients, then ``clients`` that retry at once on a 503, same server (cache off)."""
+    import multiprocessing
+
+    proc, host, port = start_server(0, extra=server_options)
+    try:
+        paths = load_paths()
+        try:
+            import uvloop
+            runner: Any = uvloop.run
+        except ImportError:
+            runner = asyncio.run
+        threads0 = thread_cpu(proc.pid)
+        calm, calm_s = runner(_raw_clients(host, port, paths, 16, STORM_CAPACITY_S / 2, False, 0))
+        threads1 = thread_cpu(proc.pid)
+        ctx = multiprocessing.get_context("spawn")
+        queue = ctx.Queue()
+        share = [clients // processes + (1 if k < clients % processes else 0) for k in range(processes)]
+        workers = [ctx.Process(target=_storm_process, args=(host, port, n, duration, 7919 * k, queue))
+                   for k, n in enumerate(share) if n]
+        for w in workers:
+            w.start()
+        cpu0 = cpu_seconds(proc.pid)
+        results = [queue.get(timeout=duration + 120) for _ in workers]
+        server_cpu = cpu_seconds(proc.pid) - cpu0
+        threads2 = thread_cpu(proc.pid)
+        after, after_s = runner(_raw_clients(host, port, paths, 16, STORM_CAPACITY_S / 2, False, 1))
+        for w in workers:
+            w.join(timeout=30)
+    finally:
+        stop_server(proc)
+    storm: dict[int, list[float]] = {}
+    for out, _, _ in results:
+        for status, ms in out.items():
+            storm.setdefault(status, []).extend(ms)
+    took = max(t for _, t, _ in results)
+    generator_cpu = sum(c for _, _, c in results)
+    answered = sum(len(v) for v in storm.values())
+    for status, ms in after.items():
+        calm.setdefault(status, []).extend(ms)
+    capacity = len(calm.get(200, [])) / (calm_s + after_s)   # half before the storm, half after
+    ok, busy = storm.get(200, []), storm.get(503, [])
+    admitted = len(ok) / took
+    r: dict[str, object] = {
+        "mode": "retry-storm", "clients": clients, "processes": len(workers), "seconds": round(took, 1),
+        "capacity_rps": round(capacity, 1), "capacity_other_status": sum(len(v) for s, v in calm.items() if s != 200),
+        "admitted_rps": round(admitted, 1), "admitted_share": round(admitted / capacity, 2) if capacity else None,
+        "admitted_p50_ms": round(statistics.median(ok), 1) if ok else None,
+        "admitted_p99_ms": round(percentile(ok, 0.99), 1) if ok else None,
+        "answers_503": len(busy), "rate_503": round(len(busy) / took, 1),
+        "p50_503_ms": round(statistics.median(busy), 2) if busy else None,
+        "p99_503_ms": round(percentile(busy, 0.99), 2) if busy else None,
+        "other_status": {s: len(v) for s, v in sorted(storm.items()) if s not in (200, 503)},
+        "server_cpu_share": round(server_cpu / took, 2), "load_average": os.getloadavg()[0],
+        "generator_cpu_share": round(generator_cpu / took, 2),
+        "generator_us_per_answer": round(1e6 * generator_cpu / answered, 1) if answered else None,
+        "thread_cpu_calm": {k: round((v - threads0.get(k, 0)) / calm_s, 2) for k, v in threads1.items()
+                            if v - threads0.get(k, 0) > 0.05 * calm_s},
+        "thread_cpu_storm": {k: round((v - threads1.get(k, 0)) / took, 2) for k, v in threads2.items()
+                             if v - threads1.get(k, 0) > 0.05 * took},
+    }
+    r["target_met"] = (bool(ok) and admitted >= STORM_SHARE_TARGET * capacity
+                       and percentile(ok, 0.99) < STORM_P99_TARGET_MS
+                       and bool(busy) and statistics.median(busy) < STORM_503_P50_TARGET_MS)
+    return r
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--clients", type=int, default=16)
     p.add_argument("--duration", type=float, default=10.0, help="seconds per mode (at most 60)")
-    p.add_argument("--mode", choices=("both", "cached", "uncached", "overload", "interference"), default="both")
+    p.add_argument("--mode", choices=("both", "cached", "uncached", "overload", "interference", "retry-storm"), default="both")
     p.add_argument("--heavy", type=int, default=4, help="interference: clients sending costly queries (default 4)")
     p.add_argument("--phrases", type=int, default=40, help="interference: quoted phrases per costly query (default 40)")
     p.add_argument("--rate", type=float, default=None, help="overload: requests offered per second (default 2x capacity)")
     p.add_argument("--workers", type=int, default=1, help="kb serve --workers (default 1)")
+    p.add_argument("--processes", type=int, default=STORM_PROCESSES,
+                   help=f"retry-storm: load-generator processes (default {STORM_PROCESSES})")
+    p.add_argument("--max-searches", type=int, default=None, help="retry-storm: kb serve --max-searches (default: its own)")
     p.add_argument("--json", action="store_true", help="print one JSON object per mode")
     args = p.parse_args(argv)
-    if not 1 <= args.clients <= 256 or not 0 < args.duration <= 60:
+    if not 0 < args.duration <= 60 or (args.mode != "retry-storm" and not 1 <= args.clients <= 256):
         p.error("--clients must be 1-256 and --duration 0-60 s")
     if args.mode == "interference":
         if not 1 <= args.heavy <= 64 or not 1 <= args.phrases <= 100:
@@ -356,6 +584,27 @@ def main(argv: list[str] | None = None) -> int:
               f"{r['light_ok']}/{r['light_requests']} answered, p50 {r['light_p50_ms']} ms, p95 {r['light_p95_ms']} ms; "
               f"costly queries answered {r['heavy_statuses']}")
         return 0
+    if args.mode == "retry-storm":
+        if not 1 <= args.clients <= 1024:
+            p.error("--clients must be 1-1024")
+        if not 1 <= args.processes <= 16:
+            p.error("--processes must be 1-16")
+        r = retry_storm(args.clients, args.duration, args.processes,
+                        [] if args.max_searches is None else ["--max-searches", str(args.max_searches)])
+        if args.json:
+            print(json.dumps(r, ensure_ascii=False))
+        else:
+            print(f"retry storm: capacity {r['capacity_rps']} req/s (16 well-behaved clients, {STORM_CAPACITY_S:g} s); "
+                  f"{r['clients']} clients retrying at once on 503 ({r['processes']} processes) for {r['seconds']} s: "
+                  f"admitted {r['admitted_rps']} req/s = {r['admitted_share']:.0%} of capacity "
+                  f"(target >= {STORM_SHARE_TARGET:.0%}), p50 {r['admitted_p50_ms']} ms p99 {r['admitted_p99_ms']} ms "
+                  f"(target < {STORM_P99_TARGET_MS:g}); {r['answers_503']} 503s ({r['rate_503']}/s), "
+                  f"p50 {r['p50_503_ms']} ms (target < {STORM_503_P50_TARGET_MS:g}) p99 {r['p99_503_ms']} ms; "
+                  f"other statuses {r['other_status']}; server CPU {r['server_cpu_share']} cores (threads: calm "
+                  f"{r['thread_cpu_calm']}, storm {r['thread_cpu_storm']}), generator CPU "
+                  f"{r['generator_cpu_share']} cores ({r['generator_us_per_answer']} us per answer), load average "
+                  f"{r['load_average']:.1f}; target {'met' if r['target_met'] else 'missed'}")
+        return 0 if r["target_met"] else 1
     if args.mode == "overload":
         if args.rate is not None and not 1 <= args.rate <= 5000:
             p.error("--rate must be 1-5000")

@@ -40,12 +40,12 @@ def test_forty_phrases_are_refused_naming_the_query(client):
     q = " ".join(f'"藏牌{i}"' for i in range(40))
     r = client.get("/api/search", params={"q": q})
     assert r.status_code == 400
-    assert "40 quoted phrases (at most 4)" in r.json()["error"] and '"藏牌0"' in r.json()["error"]
+    assert "40 个带引号的短语（至多 4 个）" in r.json()["error"] and '"藏牌0"' in r.json()["error"]
 
 
 def test_too_many_terms_are_refused(client):
     r = client.get("/api/search", params={"q": " ".join("藏牌明手罚张"[i % 6] for i in range(60))})
-    assert r.status_code == 400 and "60 terms (at most 32)" in r.json()["error"]
+    assert r.status_code == 400 and "60 个词（至多 32 个）" in r.json()["error"]
     assert client.get("/api/search", params={"q": '"明手" "藏牌" 罚张 定约人'}).status_code == 200
 
 
@@ -254,3 +254,200 @@ def test_overload_is_answered_503_quickly(server):
     assert set(statuses) <= {200, 503} and 503 in statuses and 200 in statuses, statuses
     assert all(retry == "1" for s, retry, _ in results if s == 503)
     assert max(t for s, _, t in results if s == 503) < 2.0
+
+
+# --- admission: a full admitted set refuses searches before any work -------------------------
+
+
+def test_a_full_admitted_set_refuses_searches_before_any_work(client):
+    gate = client.app.state.admission
+    assert gate.active == 0
+    gate.active = gate.size
+    try:
+        for path in ("/api/search?q=%E8%97%8F%E7%89%8C", "/api/search?q=%FF", "/api/search"):  # not even validated
+            r = client.get(path, headers={"host": "evil.example"})
+            assert r.status_code == 503 and r.headers["retry-after"] == "1", path
+            assert r.json() == {"error": f"busy: {gate.size} searches in progress; retry shortly"}
+        assert client.get("/api/health").status_code == 200   # only searches wait for room
+    finally:
+        gate.active = 0
+    assert client.get("/api/search", params={"q": "藏牌"}).status_code == 200
+    assert client.get("/api/search", params={"q": ""}).status_code == 400
+    assert gate.active == 0   # every admitted search leaves the set, answered or refused
+
+
+class _Transport:
+    """Enough of an asyncio transport for GuardedProtocol: what it writes, whether it closed."""
+
+    def __init__(self) -> None:
+        self.written = b""
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.written += data
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_extra_info(self, name: str, default=None):
+        return default
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+
+def test_the_protocol_refuses_a_whole_search_without_parsing_it(client):
+    import asyncio
+
+    from uvicorn.server import ServerState
+
+    from kb.app.serve import GuardedProtocol, make_config
+
+    config = make_config(client.app, Limits())
+    config.load()
+    loop = asyncio.new_event_loop()
+    try:
+        state = ServerState()
+        proto = GuardedProtocol(config=config, server_state=state, app_state={}, _loop=loop)
+        transport = _Transport()
+        proto.connection_made(transport)  # type: ignore[arg-type]
+        gate = client.app.state.admission
+        gate.active = gate.size
+        try:
+            proto.data_received(b"GET /api/search?q=%E8%97%8F HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            assert transport.written == gate.wire and not state.tasks and not transport.closed
+            assert proto.timeout_keep_alive_task is not None   # an idle connection is still closed in time
+            assert transport.written.startswith(b"HTTP/1.1 503 ") and b"\r\nretry-after: 1\r\n" in transport.written
+            transport.written = b""
+            proto.data_received(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")  # not a search: parsed
+            assert state.tasks and transport.written == b""
+            loop.run_until_complete(asyncio.gather(*state.tasks, return_exceptions=True))
+            assert transport.written.startswith(b"HTTP/1.1 200 ")
+        finally:
+            gate.active = 0
+        # with room, a search is admitted as its head is parsed (before its task runs), and leaves when answered
+        transport.written = b""
+        proto.data_received(b"GET /api/search?q=%E8%97%8F%E7%89%8C HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert gate.active == 1 and state.tasks
+        loop.run_until_complete(asyncio.gather(*state.tasks, return_exceptions=True))
+        assert gate.active == 0 and transport.written.startswith(b"HTTP/1.1 200 "), transport.written[:80]
+    finally:
+        loop.close()
+
+
+# --- the one body limit ----------------------------------------------------------------------
+
+
+def test_a_body_within_the_limit_reaches_the_calculators_and_one_over_it_is_413_naming_it(client):
+    from kb.rules.inputs import MAX_INPUT
+
+    hand = '{"line": "123m456m789m234p678p55s 自摸"}'
+    r = client.post("/api/rules/mahjong/score", content=hand + " " * (MAX_INPUT - len(hand.encode())),
+                    headers={"content-type": "application/json"})
+    assert r.status_code == 200 and r.json()["total"] == 4
+    for path in ("/api/rules/mahjong/score", "/api/search?q=%E8%97%8F", "/hans/"):
+        r = client.post(path, content=b" " * (MAX_INPUT + 1))
+        assert r.status_code == 413 and r.json() == {"error": f"body: 超过 {MAX_INPUT} 字节"}, path
+
+
+def _whole_reply(s: socket.socket) -> bytes:
+    """One response: its head and its body (by Content-Length)."""
+    s.settimeout(5)
+    reply = b""
+    while b"\r\n\r\n" not in reply:
+        reply += s.recv(65536)
+    m = re.search(rb"(?i)\r\ncontent-length: *(\d+)", reply)
+    while len(reply.split(b"\r\n\r\n", 1)[1]) < (int(m.group(1)) if m else 0):
+        reply += s.recv(65536)
+    return reply
+
+
+def test_a_large_body_sent_with_its_head_is_413_not_431(server):
+    from kb.rules.inputs import MAX_INPUT
+
+    body = b" " * (MAX_INPUT + 1)
+    with socket.create_connection(("127.0.0.1", server)) as s:
+        s.sendall(b"POST /api/rules/mahjong/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        reply = _whole_reply(s)
+    assert reply.startswith(b"HTTP/1.1 413"), reply[:60]
+    assert f"超过 {MAX_INPUT} 字节".encode() in reply
+    with socket.create_connection(("127.0.0.1", server)) as s:   # 20 KiB within the limit, in one send
+        hand = b'{"line": "123m456m789m234p678p55s"}'
+        body = hand + b" " * (20 * 1024)
+        s.sendall(b"POST /api/rules/mahjong/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                  b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        reply = _whole_reply(s)
+    assert reply.startswith(b"HTTP/1.1 200"), reply[:60]
+
+
+def test_the_guide_quotes_the_body_limit():
+    from kb.rules.inputs import MAX_INPUT
+
+    readme = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    said = re.findall(r"body over ([0-9][0-9,_ ]*) ?(?:bytes|KB|KiB)", readme)
+    row = next(line for line in readme.splitlines() if line.startswith("| request body |"))
+    assert said and all(int(re.sub(r"\D", "", n)) == MAX_INPUT for n in said), said
+    assert f"| {MAX_INPUT} bytes |" in row, row
+
+
+# --- the site's files are served only while their bytes are the build's -----------------------
+
+
+def test_an_altered_site_file_is_refused_and_named_once_in_the_log(tmp_path):
+    import logging
+
+    from starlette.applications import Starlette
+    from starlette.exceptions import HTTPException
+    from starlette.routing import Mount
+
+    from kb.app.serve import _http_error, _SiteFiles
+    from kb.core.integrity import checksums
+
+    site = tmp_path / "site"
+    (site / "hans").mkdir(parents=True)
+    page = site / "hans" / "index.html"
+    page.write_text("<p>第64条 藏牌</p>", encoding="utf-8")
+    (site / "hans" / "kb.js").write_text("var x = 1;", encoding="utf-8")
+    recorded = {rel[len("site/"):]: (size, digest) for rel, (size, digest) in checksums(tmp_path, ["site"]).items()}
+    app = Starlette(routes=[Mount("/", app=_SiteFiles(directory=site, recorded=recorded))],
+                    exception_handlers={HTTPException: _http_error})
+    lines: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
+    log = logging.getLogger("uvicorn.error")
+    log.addHandler(handler)
+    try:
+        with TestClient(app, base_url="http://127.0.0.1") as c:
+            assert c.get("/hans/").status_code == 200 and c.get("/hans/kb.js").status_code == 200
+            page.write_text("<p>第46条 藏牌</p>", encoding="utf-8")   # same size, other bytes
+            st = page.stat()
+            os.utime(page, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+            for _ in range(3):
+                r = c.get("/hans/")
+                assert r.status_code == 503 and r.headers["content-type"].startswith("text/html")
+                assert "hans/index.html" in r.text and "第46条" not in r.text
+            assert len(lines) == 1 and str(page) in lines[0] and "sha256 differs" in lines[0], lines
+            assert c.get("/hans/kb.js").status_code == 200       # the others are still served
+            (site / "hans" / "extra.js").write_text("alert(1)", encoding="utf-8")
+            r = c.get("/hans/extra.js")
+            assert r.status_code == 503 and "not part of the build" in lines[-1]
+            page.write_text("<p>第64条 藏牌</p>", encoding="utf-8")    # put back: served again
+            os.utime(page, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+            assert c.get("/hans/").status_code == 200
+    finally:
+        log.removeHandler(handler)
+
+
+def test_the_server_checks_its_site_against_the_build_record(client):
+    from kb.app.serve import _SiteFiles
+
+    files = next(r.app for r in client.app.routes if isinstance(getattr(r, "app", None), _SiteFiles))
+    assert "hans/index.html" in files.recorded and "hant/search/index.html" in files.recorded
+    assert client.get("/hans/").status_code == 200 and files._checked["hans/index.html"][1] is True

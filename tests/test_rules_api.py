@@ -40,6 +40,7 @@ def test_settle(client):
     ("/api/rules/mahjong/score", "[" * 70000, 413),
     ("/api/rules/mahjong/score", '{"concealed": ' + "9" * 5000 + "}", 400),
     ("/api/rules/mahjong/settle", '{"hand": "123m"}', 400),
+    ("/api/rules/mahjong/score", '{"line": "123m\\ud800"}', 400),        # a lone surrogate: not text
 ])
 def test_bad_requests(client, path, body, status):
     r = client.post(path, content=body, headers={"content-type": "application/json"})

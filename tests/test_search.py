@@ -770,7 +770,11 @@ def test_long_query_and_bad_arguments(engine: SearchEngine):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.text(max_size=40))
 def test_any_text_answers_or_kberror(engine: SearchEngine, q: str):
-    got = engine.search(q)
+    try:
+        got = engine.search(q)
+    except KbError as exc:   # a limit of kb.search.request (five quoted phrases fit in 40 characters)
+        assert "\n" not in str(exc) and "query" in str(exc)
+        return
     assert isinstance(got, list) and len(set(ids(got))) == len(got)
 
 

@@ -126,7 +126,7 @@ def test_limit(client):
 
 
 @pytest.mark.parametrize("params", [
-    {}, {"q": ""}, {"q": "   "}, {"q": "\x00\x01"}, {"q": "牌" * 501}, {"q": "牌", "work": "cbr2000"},
+    {}, {"q": ""}, {"q": "   "}, {"q": "\x00\x01"}, {"q": "牌" * 1001}, {"q": "牌", "work": "cbr2000"},
     {"q": "牌", "work": "CBR1999"}, {"q": "牌", "limit": "0"}, {"q": "牌", "limit": "51"},
     {"q": "牌", "limit": "-1"}, {"q": "牌", "limit": "1.5"}, {"q": "牌", "limit": "abc"},
     {"q": "牌", "limit": "1e1"}, {"q": "牌", "limit": "５"}, {"q": "牌", "script": "latin"},
@@ -139,14 +139,32 @@ def test_bad_arguments_are_400_json(client, params):
     assert set(body) == {"error"} and body["error"]
 
 
-def test_query_length_counts_after_trimming(client):
-    assert client.get("/api/search", params={"q": "  " + "牌" * 500 + "  "}).status_code == 200
+def test_the_api_takes_the_engines_query_limits_and_words(client):
+    """One definition (kb.search.request): what kb search refuses, the API refuses in the same words."""
+    from kb.core.errors import KbError
+    from kb.search.cli import main as kb_search
+    from kb.search.request import MAX_PHRASES, MAX_QUERY_CHARS, MAX_TERMS, check_query
+
+    assert client.get("/api/search", params={"q": "牌" * MAX_QUERY_CHARS}).status_code == 200
     assert client.get("/api/search", params={"q": "牌" * 500 + "\x00" * 100}).status_code == 200
+    for q in ("牌" * (MAX_QUERY_CHARS + 1), " ".join(f'"藏牌{i}"' for i in range(MAX_PHRASES + 1)),
+              " ".join("牌" for _ in range(MAX_TERMS + 1))):
+        r = client.get("/api/search", params={"q": q})
+        with pytest.raises(KbError) as refused:
+            check_query(q, "q")
+        assert r.status_code == 400 and r.json()["error"] == str(refused.value), r.json()
+        out, err = io.StringIO(), io.StringIO()
+        assert kb_search(["--records", str(BUILD / "records.jsonl"), "--index", str(BUILD / "index"), q],
+                         stdout=out, stderr=err) == 2
+        assert str(refused.value)[len("q "):] in err.getvalue(), err.getvalue()
 
 
-def test_control_characters_are_stripped(client):
-    assert search(client, q="藏\x00牌\x07") == search(client, q="藏牌")
-    assert search(client, q="\x1b藏牌\u200b") == search(client, q="藏牌")
+def test_control_characters_are_what_the_engine_makes_of_them(client):
+    from kb.search.engine import SearchEngine
+
+    engine = SearchEngine.open(BUILD / "records.jsonl", BUILD / "index")
+    for q in ("藏\x00牌\x07", "\x1b藏牌\u200b", "明手\t\t防家"):
+        assert [r["id"] for r in search(client, q=q)] == [r["id"] for r in engine.search(q)], q
 
 
 @pytest.mark.parametrize("q", HOSTILE, ids=range(len(HOSTILE)))
@@ -169,6 +187,15 @@ def test_malformed_query_strings_never_5xx(client, raw):
     r = client.get("/api/search?" + raw)
     assert r.status_code in (200, 400), (raw[:40], r.status_code, r.text[:200])
     assert isinstance(r.json(), list) or set(r.json()) == {"error"}
+
+
+@pytest.mark.parametrize("raw, name", [("q=%ff%fe", "q"), ("q=%ED%A0%80", "q"), ("q=%E8%97", "q"),
+                                       ("q=%E8%97%8F&work=%ff", "work"), ("q=%E8%97%8F&laws=6%ff", "laws")])
+def test_a_parameter_that_is_not_utf8_is_400_naming_it(client, raw, name):
+    r = client.get("/api/search?" + raw)
+    assert r.status_code == 400 and set(r.json()) == {"error"}
+    message = r.json()["error"]
+    assert message.startswith(f"{name} is not UTF-8 text") and "\n" not in message, message
 
 
 def test_html_in_the_query_is_never_echoed(client):

@@ -15,15 +15,18 @@ Routes:
 One search engine (one whoosh index, opened at start-up, its checksums verified first)
 serves every request. Searches run on a small dedicated pool (default one thread: the
 engine serialises its whoosh calls, so more threads would only queue on its lock); at
-most ``max_pending`` searches may be running or waiting, beyond that the answer is a fast
-503 with Retry-After. Answers are cached by their normalised arguments in an LRU bounded
-by entries and bytes (the index never changes while serving).
+most ``max_pending`` searches are admitted (running or waiting), beyond that the answer
+is a prebuilt 503 with Retry-After, decided before any work (see Admission). Answers are
+cached by their normalised arguments in an LRU bounded by entries and bytes (the index
+never changes while serving).
 
 Protection (see ARCHITECTURE.md, "The search service"): uvicorn's httptools protocol with a bound
 on the request head, its keep-alive timeout, a deadline for each request's head and body
-(a half-sent request is cut off), uvicorn's connection limit (503 beyond it), query cost
-limits (quoted phrases, terms), an allowed-hosts check, gzip, cache headers, a CSP with
-the hashes of the site's inline scripts, frame-ancestors 'none' and nosniff.
+(a half-sent request is cut off), uvicorn's connection limit (503 beyond it), one body
+limit (kb.rules.inputs.MAX_INPUT, 413), the engine's own query limits
+(kb.search.request), an allowed-hosts check, site files served only while their bytes are
+the build's, gzip, cache headers, a CSP with the hashes of the site's inline scripts,
+frame-ancestors 'none' and nosniff.
 """
 from __future__ import annotations
 
@@ -31,13 +34,15 @@ import argparse
 import asyncio
 import base64
 import hashlib
+import html
 import json
+import logging
 import os
 import re
 import socket
+import stat
 import sys
 import threading
-import unicodedata
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -59,24 +64,24 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from kb.core import works
 from kb.core.errors import KbError
+from kb.core.integrity import sha256_file
+from kb.rules.inputs import MAX_INPUT, TOO_LARGE
+from kb.search.request import MAX_QUERY_CHARS, check_query
 from kb.site.lang import edition_for
-from kb.site.offline import not_found_page
+from kb.site.offline import SMALL_PAGE, not_found_page
 
 WORKS = works.work_ids()
 SCRIPTS = ("hans", "hant")
-MAX_QUERY_CHARS = 500
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
 CACHE_SIZE = 4096
 CACHE_BYTES = 8 * 1024 * 1024
-MAX_BODY_BYTES = 4096
 LAG_TICK = 0.02
 LAG_SMOOTHING = 8
 SWITCH_INTERVAL = 0.001  # the search thread hands the interpreter lock to the event loop at least this often
 DEFAULT_PORT = 8000
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 _LIMIT_RE = re.compile(r"[0-9]{1,4}")
-_PHRASE_RE = re.compile(r'"[^"]*"|“[^”]*”|「[^」]*」|『[^』]*』|《[^》]*》')
 _FINGERPRINTED = re.compile(r"\.[0-9a-f]{8,}\.[^/]+$")
 
 
@@ -86,8 +91,6 @@ class Limits:
 
     search_threads: int = 1        # the dedicated search pool
     max_pending: int = 16          # searches running or waiting; beyond: 503 + Retry-After
-    max_phrases: int = 4           # quoted phrases in one query
-    max_terms: int = 32            # whitespace-separated terms in one query (phrases' words included)
     max_loop_lag: float = 0.1      # seconds the event loop may lag before new searches are refused
     request_timeout: float = 10.0  # seconds for a request's headers and body to arrive
     keep_alive: int = 5            # seconds an idle keep-alive connection is kept
@@ -103,31 +106,139 @@ class BadRequest(Exception):
 
 
 def clean_query(raw: str | None) -> str:
-    """The query with control/format characters removed and whitespace collapsed."""
+    """``q`` checked by the engine's own rules (kb.search.request.check_query: its length, quoted
+    phrases and terms), control characters made spaces and whitespace collapsed (the cache key)."""
     if raw is None:
         raise BadRequest("q is required")
-    text = "".join(ch for ch in raw if ch.isspace() or unicodedata.category(ch)[0] != "C")
-    text = " ".join(text.split())
+    try:
+        text = " ".join(check_query(raw, "查询（q）").split())
+    except KbError as exc:
+        raise BadRequest(str(exc)) from None
     if not text:
         raise BadRequest("q must not be empty")
-    if len(text) > MAX_QUERY_CHARS:
-        raise BadRequest(f"q is too long: {len(text)} characters (at most {MAX_QUERY_CHARS})")
     return text
 
 
-def check_cost(q: str, limits: Limits) -> None:
-    """Refuse a query whose quoted phrases or terms exceed the limits (each phrase is a required match)."""
-    phrases = len(_PHRASE_RE.findall(q))
-    terms = len(q.split())
-    shown = q if len(q) <= 40 else q[:40] + "…"
-    if phrases > limits.max_phrases:
-        raise BadRequest(f"q {shown!r} has {phrases} quoted phrases (at most {limits.max_phrases})")
-    if terms > limits.max_terms:
-        raise BadRequest(f"q {shown!r} has {terms} terms (at most {limits.max_terms})")
+def query_params(scope: Scope) -> dict[str, str]:
+    """The query string's parameters (the last of a repeated one); BadRequest naming one that is not UTF-8."""
+    from urllib.parse import unquote_to_bytes
+
+    params: dict[str, str] = {}
+    for part in scope.get("query_string", b"").split(b"&"):
+        if not part:
+            continue
+        key, _, value = part.partition(b"=")
+        try:
+            name = unquote_to_bytes(key.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadRequest("a parameter's name is not UTF-8 text") from None
+        try:
+            params[name] = unquote_to_bytes(value.replace(b"+", b" ")).decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadRequest(f"{name[:20]} is not UTF-8 text (percent-encode the query's UTF-8 bytes)") from None
+    return params
 
 
 class Busy(Exception):
     """Too many searches running or waiting: answered 503 with Retry-After."""
+
+
+class Admission:
+    """The admitted set of searches: at most ``size`` /api/search requests inside the app at once.
+
+    A search beyond it is refused before the application does any work: by ``GuardedProtocol``
+    when the request came whole in one read (the bytes are never parsed), else by
+    ``AdmitSearches``, the outermost middleware (before hosts, routing, parsing, search or
+    logging). Either way the answer is the same prebuilt 503 with Retry-After, so a client
+    that retries at once costs the event loop a few microseconds and the admitted searches
+    keep the interpreter lock.
+    """
+
+    def __init__(self, size: int):
+        self.size = size
+        self.active = 0
+        body = json.dumps({"error": f"busy: {size} searches in progress; retry shortly"}).encode()
+        self.head = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                     (b"retry-after", b"1"), (b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff")]
+        self.body = body
+        self.wire = (b"HTTP/1.1 503 Service Unavailable\r\n"
+                     + b"".join(k + b": " + v + b"\r\n" for k, v in self.head) + b"\r\n" + body)
+
+    @property
+    def full(self) -> bool:
+        return self.active >= self.size
+
+    async def refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """The prebuilt 503, as an ASGI app."""
+        await send({"type": "http.response.start", "status": 503, "headers": self.head})
+        await send({"type": "http.response.body", "body": self.body})
+
+
+class Admitted:
+    """``app`` for a search GuardedProtocol admitted when its head was parsed: it leaves the set when done."""
+
+    def __init__(self, app: ASGIApp, admission: Admission):
+        self.app = app
+        self.admission = admission
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope["kb.admitted"] = True
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.admission.active -= 1
+
+
+SEARCH_PATH = "/api/search"
+
+
+class AdmitSearches:
+    """Outermost middleware: a body declared over MAX_INPUT is 413; a search is admitted while the
+    set has room, else the prebuilt 503."""
+
+    def __init__(self, app: ASGIApp, admission: Admission):
+        self.app = app
+        self.admission = admission
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if _declared_too_large(scope["headers"]):
+            await _error(413, TOO_LARGE)(scope, receive, send)
+            return
+        if scope["path"] != SEARCH_PATH or scope.get("kb.admitted"):
+            await self.app(scope, receive, send)
+            return
+        gate = self.admission
+        if gate.active >= gate.size:
+            await gate.refuse(scope, receive, send)
+            return
+        gate.active += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            gate.active -= 1
+
+
+def _declared_too_large(headers: list[tuple[bytes, bytes]]) -> bool:
+    """A Content-Length over MAX_INPUT, the one body limit (a body read in chunks meets it in kb.rules.api)."""
+    for name, value in headers:
+        if name == b"content-length":
+            return not value.isdigit() or int(value) > MAX_INPUT
+    return False
+
+
+def find_admission(app: Any) -> Admission | None:
+    """The Admission of the kb app inside ``app`` (uvicorn wraps it in its own middleware)."""
+    for _ in range(16):
+        gate = getattr(getattr(app, "state", None), "admission", None)
+        if isinstance(gate, Admission):
+            return gate
+        app = getattr(app, "app", None)
+        if app is None:
+            break
+    return None
 
 
 def parse_limit(raw: str | None) -> int:
@@ -173,11 +284,15 @@ class Service:
 
     def __init__(self, out: Path, cache_size: int = CACHE_SIZE, limits: Limits | None = None):
         from kb.app.build import load_records, site_dir
+        from kb.app.build import meta as build_meta
         from kb.search.engine import SearchEngine
         from kb.site.layout import Layout
 
         self.out = out
         self.site = site_dir(out)
+        # the site's files as this build wrote them: the generation resolved now is the one served
+        self.site_files = {rel[len("site/"):]: (size, digest) for rel, (size, digest)
+                           in (build_meta(out).get("files") or {}).items() if rel.startswith("site/")}
         records = load_records(out)
         self.records = {r.id: r for r in records}
         layout = Layout(records)
@@ -266,17 +381,73 @@ def _error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+class DamagedFile(HTTPException):
+    """A site file whose bytes are not the build's: refused with 503 (see _SiteFiles)."""
+
+    def __init__(self, rel: str):
+        super().__init__(status_code=503, detail=rel)
+
+
+DAMAGED = ("<p>这一页的文件与构建记录不符（已损坏或被改动），服务器不提供它 · 這一頁的檔案與建置記錄不符，伺服器不提供它："
+           "<code>{path}</code></p><p>请管理员重新构建（<code>kb build --force</code>）· 請管理員重新建置</p>"
+           '<p><a href="/hans/">简体版首页</a> · <a href="/hant/">繁體版首頁</a></p>')
+
+
 class _SiteFiles(StaticFiles):
-    """The built site. Its /404.html is for static hosts: here a missing address gets kb serve's own
-    answer (the page naming the address; JSON under /api/), so StaticFiles never serves that file."""
+    """The built site, each file served only while its bytes are the build's.
+
+    ``recorded``: the build's {path under the site: (size, sha256)} (meta.json "files"). A file's
+    sha256 is computed when it is first served and again whenever its inode, mtime or size
+    changes (a stat per request, which StaticFiles makes anyway); a file that differs from the
+    record, or that the build did not write, is refused (DamagedFile) and named once in the
+    server's log. Its /404.html is for static hosts: here a missing address gets kb serve's own
+    answer (the page naming the address; JSON under /api/), so StaticFiles never serves that file.
+    """
+
+    def __init__(self, *, directory: Path, recorded: dict[str, tuple[int, str]], html: bool = True):
+        super().__init__(directory=directory, html=html)
+        self.root = os.path.realpath(directory)
+        self.recorded = recorded
+        self._checked: dict[str, tuple[tuple[int, int, int], bool]] = {}  # rel -> (ino, mtime, size), intact
 
     def lookup_path(self, path: str) -> tuple[str, os.stat_result | None]:
         if path.strip("/") == "404.html":
             return "", None
-        return super().lookup_path(path)
+        full_path, st = super().lookup_path(path)
+        if st is not None and stat.S_ISREG(st.st_mode):
+            rel = os.path.relpath(full_path, self.root).replace(os.sep, "/")
+            if not self.intact(rel, full_path, st):
+                raise DamagedFile(rel)
+        return full_path, st
+
+    def intact(self, rel: str, full_path: str, st: os.stat_result) -> bool:
+        """Whether ``rel``'s bytes are the build's (hashed again only when its stat changed)."""
+        state = (st.st_ino, st.st_mtime_ns, st.st_size)
+        seen = self._checked.get(rel)
+        if seen is not None and seen[0] == state:
+            return seen[1]
+        want = self.recorded.get(rel)
+        if want is None:
+            why = "not part of the build"
+        elif want[0] != st.st_size:
+            why = f"{st.st_size} bytes, the build wrote {want[0]}"
+        else:
+            try:
+                why = "" if sha256_file(Path(full_path)) == want[1] else "sha256 differs from the build's record"
+            except OSError as exc:
+                why = f"cannot read ({exc.strerror})"
+        self._checked[rel] = (state, not why)
+        if why:
+            logging.getLogger("uvicorn.error").error("site file %s: %s; refused (503) until it is rebuilt "
+                                                     "(`kb build --force`)", full_path, why)
+        return not why
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, DamagedFile):
+        page = SMALL_PAGE.format(lang="zh", title="503 · 牌规知识库", heading="503",
+                                 body=DAMAGED.format(path=html.escape(exc.detail)))
+        return HTMLResponse(page, status_code=503)
     status = exc.status_code if isinstance(exc, HTTPException) else 500
     if request.url.path.startswith("/api/") or status != 404:
         message = {404: "not found", 405: "method not allowed"}.get(status, "error")
@@ -412,7 +583,8 @@ def openapi_schema() -> dict[str, Any]:
                 "responses": {
                     "200": {"description": "results, best first", "content": {"application/json": {
                         "schema": {"type": "array", "items": {"$ref": "#/components/schemas/Result"}}}}},
-                    "400": err("a missing, empty or too long q; an unknown work or lead; a bad limit, script or laws"),
+                    "400": err("a missing, empty or too long q, or one of too many quoted phrases or terms; a "
+                               "parameter that is not UTF-8; an unknown work or lead; a bad limit, script or laws"),
                 },
             }},
             "/api/clause/{id}": {"get": {
@@ -477,10 +649,9 @@ def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE,
     schema = json.dumps(openapi_schema(), ensure_ascii=False).encode("utf-8")
 
     async def api_search(request: Request) -> Response:
-        params = request.query_params
         try:
+            params = query_params(request.scope)
             q = clean_query(params.get("q"))
-            check_cost(q, limits)
             key = (q, parse_choice("work", params.get("work"), WORKS),
                    parse_limit(params.get("limit")), parse_choice("script", params.get("script"), SCRIPTS),
                    parse_laws(params.get("laws")), parse_choice("lead", params.get("lead"), WORKS))
@@ -526,17 +697,19 @@ def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE,
             Route("/api/openapi.json", api_openapi, methods=["GET"]),
             Route("/", root, methods=["GET"]),
             Mount("/api/rules", routes=rules_api.routes()),
-            Mount("/", app=_SiteFiles(directory=service.site, html=True)),
+            Mount("/", app=_SiteFiles(directory=Path(os.path.realpath(service.site)), recorded=service.site_files)),
         ],
         exception_handlers={HTTPException: _http_error, 500: _server_error},
         lifespan=lifespan,
-        max_body_size=MAX_BODY_BYTES,  # the API takes no body; Starlette answers 413 beyond this
     )
-    # Outermost first: hosts checked before anything else; gzip outside the header middleware.
+    # Each added one is outside the last: admission first, then hosts; gzip outside the header middleware.
     app.add_middleware(SiteHeaders, csp=csp, max_headers=limits.max_headers)
     app.add_middleware(GZipMiddleware, minimum_size=500, compresslevel=6)
     app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(limits.allowed_hosts), www_redirect=False)
+    admission = Admission(limits.max_pending)
+    app.add_middleware(AdmitSearches, admission=admission)
     app.state.service = service
+    app.state.admission = admission
     return app
 
 
@@ -579,9 +752,16 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        config: Any = self.config
+        if not hasattr(config, "kb_admission"):
+            config.kb_admission = find_admission(self.app)
+        self._admission: Admission | None = config.kb_admission
+        self._admitted = None if self._admission is None else Admitted(self.app, self._admission)
+        self._refused_at = -1e9
         self._deadline: asyncio.TimerHandle | None = None
         self._in_head = True
         self._head_bytes = 0
+        self._head_tail = b""  # the last bytes of the head so far (its end may span two reads)
         self._arm()
 
     def _arm(self) -> None:
@@ -599,10 +779,51 @@ class GuardedProtocol(HttpToolsProtocol):
         if not self.transport.is_closing():
             self.transport.close()
 
+    def _refused_whole(self, data: bytes) -> bool:
+        """Answer the prebuilt 503 to a search that came whole in ``data`` while the admitted set is full.
+
+        Only for the plain case: the connection idle between requests, one HTTP/1.1 GET of
+        /api/search with no body and no Connection or Upgrade header; anything else takes
+        the ordinary path (where AdmitSearches refuses it).
+        """
+        gate = self._admission
+        if (gate is None or gate.active < gate.size or not data.startswith(b"GET /api/search")
+                or data[15:16] not in (b"?", b" ") or not data.endswith(b"\r\n\r\n")
+                or self._head_bytes or (self.cycle is not None and not self.cycle.response_complete)):
+            return False
+        head = data.lower()
+        line_end = head.find(b"\r\n")
+        if (head.find(b"\r\n\r\n") != len(head) - 4 or not head.endswith(b" http/1.1", 0, line_end)
+                or b"\r\ncontent-length:" in head or b"\r\ntransfer-encoding:" in head
+                or b"\r\nconnection:" in head or b"\r\nupgrade:" in head):
+            return False
+        self.transport.write(gate.wire)
+        self._refused_at = self.loop.time()  # the keep-alive timer counts from here (see timeout_keep_alive_handler)
+        if self.timeout_keep_alive_task is None:  # a connection refused at its first request: idle from now
+            self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive,
+                                                                self.timeout_keep_alive_handler)
+        return True
+
+    def timeout_keep_alive_handler(self) -> None:
+        """Close an idle keep-alive connection; one answered by _refused_whole since the timer was set is not idle."""
+        idle = self.loop.time() - self._refused_at
+        if idle < self.timeout_keep_alive and not self.transport.is_closing():
+            self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive - idle,
+                                                                self.timeout_keep_alive_handler)
+            return
+        super().timeout_keep_alive_handler()
+
     def data_received(self, data: bytes) -> None:
+        if self._in_head and self._refused_whole(data):
+            self._disarm()  # a whole request, answered: nothing for the parser
+            return
         self._arm()
         if self._in_head:
-            self._head_bytes += len(data)
+            # only the head counts: a body sent with it is the body limit's business (413)
+            seen = self._head_tail + data
+            end = seen.find(b"\r\n\r\n")
+            self._head_bytes += len(data) if end < 0 else end + 4 - len(self._head_tail)
+            self._head_tail = seen[-3:] if end < 0 else b""
             if self._head_bytes > getattr(self.config, "kb_max_header_bytes", Limits.max_header_bytes):
                 self._disarm()
                 self.transport.write(HEAD_TOO_LARGE)
@@ -611,9 +832,30 @@ class GuardedProtocol(HttpToolsProtocol):
         super().data_received(data)
 
     def on_headers_complete(self) -> None:
+        """Admission decided here, in the order heads arrive, for a search on an idle connection: into
+        the set (Admitted) or the prebuilt 503 (no middleware, no routing); anything else as uvicorn does."""
         self._in_head = False
         self._head_bytes = 0
-        super().on_headers_complete()
+        self._head_tail = b""
+        gate, url, limit = self._admission, self.url, self.limit_concurrency
+        if (gate is None or self._admitted is None or not url.startswith(b"/api/search")
+                or url[11:12] not in (b"", b"?") or self.parser.should_upgrade()
+                or (self.cycle is not None and not self.cycle.response_complete)
+                or (limit is not None and (len(self.connections) >= limit or len(self.tasks) >= limit))):
+            super().on_headers_complete()
+            return
+        admitted = gate.active < gate.size
+        app, self.app = self.app, (self._admitted if admitted else gate.refuse)
+        if admitted:
+            gate.active += 1
+        try:
+            super().on_headers_complete()
+        except BaseException:
+            if admitted:
+                gate.active -= 1
+            raise
+        finally:
+            self.app = app
 
     def on_message_complete(self) -> None:
         self._in_head = True
@@ -659,17 +901,29 @@ def serve_one(sock: socket.socket, cache_size: int, limits: Limits) -> None:
                 announce(url)
 
     app = create_app(cache_size=cache_size, limits=limits)
-    sys.setswitchinterval(SWITCH_INTERVAL)
+    settle()
     Server(make_config(app, limits)).run(sockets=[sock])
 
 
 def worker_app() -> Starlette:
     """The app of one worker process (``--workers N``), configured by the supervisor's environment."""
-    sys.setswitchinterval(SWITCH_INTERVAL)
     limits = json.loads(os.environ["KB_SERVE_LIMITS"])
     limits["allowed_hosts"] = tuple(limits["allowed_hosts"])
-    return create_app(Path(os.environ["KB_SERVE_BUILD_DIR"]),
-                      cache_size=int(os.environ.get("KB_SERVE_CACHE_SIZE", CACHE_SIZE)), limits=Limits(**limits))
+    app = create_app(Path(os.environ["KB_SERVE_BUILD_DIR"]),
+                     cache_size=int(os.environ.get("KB_SERVE_CACHE_SIZE", CACHE_SIZE)), limits=Limits(**limits))
+    settle()
+    return app
+
+
+def settle() -> None:
+    """The process as it serves: a short switch interval (the event loop gets the interpreter lock
+    often), and everything loaded so far (records, index, dictionaries) out of the garbage
+    collector's sight, so that its passes during a storm of requests scan only what requests made."""
+    import gc
+
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    gc.collect()
+    gc.freeze()
 
 
 def serve_workers(sock: socket.socket, cache_size: int, workers: int, limits: Limits) -> None:

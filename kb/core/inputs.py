@@ -78,9 +78,29 @@ def load_json(text: str, label: str) -> Any:
     """Parse ``text`` within the limits; KbError naming ``label`` and the line otherwise."""
     check_json_limits(text, label)
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise KbError(f"{label}:{exc.lineno}: 不是有效的 JSON（{exc.msg}）") from None
+    _check_text(data, label)
+    return data
+
+
+def _check_text(value: Any, label: str) -> None:
+    """KbError if a string of ``value`` holds a lone surrogate (``"\\ud800"``: valid JSON, not text;
+    echoed in an error message it could not be written out)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack += list(v)
+            stack += v.values()
+        elif isinstance(v, list):
+            stack += v
+        elif isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError as exc:
+                raise KbError(f"{label}: 字符串中有孤立的代理码 \\u{ord(v[exc.start]):04x}（不是 Unicode 文本）") from None
 
 
 def read_json(name: str) -> Any:

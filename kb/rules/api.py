@@ -5,8 +5,9 @@
 ``POST /api/rules/mahjong/score``        body: a hand as JSON, or ``{"line": "123m…"}`` → ``kb mahjong score --json``
 ``POST /api/rules/mahjong/settle``       body: as ``kb mahjong settle`` → payments
 ``?script=hant`` gives every text of the answer in Traditional script.
-Bad input is a 400 with ``{"error": one line}``; an unknown command a 404; a body over 64 KB a 413.
-:func:`openapi` describes these routes for /api/openapi.json, each bridge ruling's body from its declaration.
+Bad input is a 400 with ``{"error": one line}``; an unknown command a 404; a body over
+``kb.rules.inputs.MAX_INPUT`` bytes a 413 naming it. :func:`openapi` describes these routes for
+/api/openapi.json, each bridge ruling's body from its declaration.
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from starlette.routing import Route
 from kb.core.errors import KbError
 from kb.rules.bridge.registry import BY_COMMAND, RULINGS, call
 from kb.rules.catalogue import entries
-from kb.rules.inputs import MAX_INPUT, parse_json
+from kb.rules.inputs import MAX_INPUT, TOO_LARGE, parse_json
 from kb.rules.mahjong.notation import parse_line
 from kb.rules.mahjong.scoring import score
 from kb.rules.mahjong.settlement import settle
@@ -88,7 +89,7 @@ async def _run(request: Request, work: Any) -> Response:
         if script == "hant":
             result = await run_in_threadpool(_hant, result)
     except _TooLarge:
-        return _error(413, f"body: 超过 {MAX_INPUT} 字节")
+        return _error(413, TOO_LARGE)
     except KbError as exc:
         return _error(400, str(exc) if script == "hans" else _hant(str(exc)))
     return JSONResponse(result)

@@ -8,9 +8,10 @@ from kb.core.errors import KbError
 from kb.core.inputs import load_json as parse_json
 from kb.core.inputs import read_text
 
-__all__ = ["MAX_INPUT", "parse_json", "read_object", "read_text"]
+__all__ = ["MAX_INPUT", "TOO_LARGE", "parse_json", "read_object", "read_text"]
 
-MAX_INPUT = 64_000          # bytes of one rules question sent to the rules API (its body limit)
+MAX_INPUT = 64_000          # bytes of a request body to kb serve (a rules question): the one body limit
+TOO_LARGE = f"body: 超过 {MAX_INPUT} 字节"   # the 413's message, wherever the limit is met
 
 
 def read_object(name: str) -> dict[str, Any]:

@@ -90,7 +90,7 @@ _EXPORTS = {
     "DEFINITION_RES": "kb.search.parse",
     "MAX_GROUPS": "kb.search.parse",
     "PHRASE_FEW": "kb.search.parse",
-    "MAX_QUERY_CHARS": "kb.search.parse",
+    "MAX_QUERY_CHARS": "kb.search.request",
     "SYNONYM_WEIGHT": "kb.search.parse",
     "MINED_WEIGHT": "kb.search.parse",
     "GENERIC_WEIGHT": "kb.search.parse",

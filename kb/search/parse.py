@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from kb.core.errors import KbError, escape_controls
-from kb.search.analysis import NEGATORS, analyze, is_cjk, is_traditional, normalize, stem, strip_controls
+from kb.core.errors import KbError
+from kb.search.analysis import NEGATORS, analyze, is_cjk, is_traditional, normalize, stem
 from kb.search.citations import Cite, split_citations, split_work, work_names_pattern
 from kb.search.lexicon import Lexicon
+from kb.search.request import PHRASE_RE, check_query
 from kb.search.snippet import mark_order
 from kb.search.synonyms import Synonyms
 
-MAX_QUERY_CHARS = 1000
 MAX_GROUPS = 24
 # Fewer results than this for a quoted phrase: the query's words, unquoted, fill the list after them
 PHRASE_FEW = 3
@@ -57,7 +57,7 @@ STOPWORDS = STOPWORDS | frozenset(stem(w) for w in STOPWORDS)
 QUESTION_PREFIXES = ("多少", "几")
 NEGATION_FORMS = ("不", "未", "没", "没有", "无", "非")
 
-_PHRASE_RE = re.compile(r'"([^"]*)"|“([^”]*)”|「([^」]*)」|『([^』]*)』|《([^》]*)》')
+_PHRASE_RE = PHRASE_RE
 _QUOTES = '"“”「」『』《》'
 # 12墩, 7线: the Laws write these counts in Chinese numerals (第十二墩, 七线)
 _COUNTED = re.compile(r"(?<![0-9a-z])([1-9][0-9]?)(?=\s*[墩线轮])")
@@ -126,15 +126,9 @@ class ParsedQuery:
 
 
 def clean_query(q: Any) -> str:
-    """Type and length checks, control characters removed; KbError if unusable."""
-    if not isinstance(q, str):
-        raise KbError("查询须为文本")
-    if len(q) > MAX_QUERY_CHARS:
-        raise KbError(f"查询过长：{len(q)} 个字符（至多 {MAX_QUERY_CHARS}）")
-    bad = next((ch for ch in q if "\udc80" <= ch <= "\udcff"), None)
-    if bad is not None:       # bytes that were not UTF-8 (a shell's $'\xff', kept by surrogateescape)
-        raise KbError(f"查询「{q}」不是 UTF-8 文本（含无法解读的字节 {escape_controls(bad)}）")
-    return strip_controls(q)
+    """The query's type and limits checked (kb.search.request.check_query), control characters
+    replaced by spaces; KbError if unusable."""
+    return check_query(q)
 
 
 def definition_term(text: str) -> str | None:
