@@ -390,6 +390,16 @@ def test_a_clause_titled_with_every_word_of_the_query_comes_first(engine: Search
     ("law 62 D 1", 62, ("62", "D", "1")),
     ("第47条 E 2", 47, ("47", "E", "2")),
     ("第64条B6", 64, ("64", "B", "6")),
+    # spaced or dashed to the sub-clause, a clause letter in either case (issue 35)
+    ("Law 45 C 4 b", 45, ("45", "C", "4", "b")),
+    ("law 45 c 4 b", 45, ("45", "C", "4", "b")),
+    ("45 C 4 b", 45, ("45", "C", "4", "b")),
+    ("45 c 4 b", 45, ("45", "C", "4", "b")),
+    ("45 C4b", 45, ("45", "C", "4", "b")),
+    ("45-c-4-b", 45, ("45", "C", "4", "b")),
+    ("45 c 4", 45, ("45", "C", "4")),
+    ("47 e 2", 47, ("47", "E", "2")),
+    ("第45条C款4 b", 45, ("45", "C", "4", "b")),
 ])
 def test_citation_forms(q: str, law: int, path: tuple[str, ...]):
     (c,) = parse_citation(q)
@@ -405,8 +415,8 @@ def test_citation_with_words_and_non_citations():
     cites, rest = split_citations("参阅第４５条Ｃ款４ （ｂ）的规定")
     assert cites[0].suffix == "45C4b" and str(cites[0]) == "45C4(b)" and rest == "参阅 的规定"
     for q in ["第十二墩", "第十二墩的藏牌", "三条", "打出3条", "自摸VS碰牌", "字一色16台",
-              "第一百条", "第0条", "Law 200", "45 46", "94", "3.5", "1.2.a", "45 藏牌", "v1.0", "47 e 2",
-              "明手 AND 防家", "我有三条", "一条龙", "2 a day"]:
+              "第一百条", "第0条", "Law 200", "45 46", "94", "3.5", "1.2.a", "45 藏牌", "v1.0",
+              "明手 AND 防家", "我有三条", "一条龙", "2 a day", "45 c", "all 5 cards"]:
         assert parse_citation(q) == [], q
     (mj,) = parse_citation("计台名堂 13")
     assert mj.work == "twmj16" and mj.suffix == "patterns.13"
@@ -423,6 +433,13 @@ def test_every_citation_form_resolves(engine: SearchEngine, q: str):
 @pytest.mark.parametrize("q", ["第六十四条", "六十四条", "64条", "Law 64", "规则64"])
 def test_law_citations_resolve(engine: SearchEngine, q: str):
     assert ids(engine.search(q))[:1] == ["cbr1999:64"], q
+
+
+@pytest.mark.parametrize("q", ["Law 45 C 4 b", "45-C-4-b", "45 C4b", "45 c 4 b", "law 45 c 4 b 停顿"])
+def test_a_spaced_or_dashed_citation_finds_the_deepest_clause_named(engine: SearchEngine, q: str):
+    """Law 45 C 4 b is 45C4(b), not 45C4 with a stray b (issue 35)."""
+    assert ids(engine.search(q))[:1] == ["cbr1999:45C4b"], q
+    assert parse_citation("Law 45 C 4 a player")[0].path == ("45", "C", "4")   # a word, not a sub-clause
 
 
 def test_citation_query_puts_the_clause_first_with_its_twin(engine: SearchEngine):

@@ -249,7 +249,7 @@
       path.push(g.clause.toUpperCase());
       if (g.item) {
         path.push(String(parseInt(g.item, 10)));
-        var sub = g.sub || g.sub2;
+        var sub = g.sub || g.sub2 || g.sub3;
         if (sub) path.push(sub.toLowerCase());
       }
     }
