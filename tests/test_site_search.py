@@ -49,7 +49,7 @@ KbEngine.open("idx/" + meta, load).then((e) => {
 
 
 # What the engine computes for each input: "cite" (citations), "analyze" (words, bigrams,
-# unigrams) or "search:<edition>" (results).
+# unigrams), "search" (results) or "answer" (the results' ids and the not-held note).
 RUN = r"""
 const fs = require("fs"), path = require("path");
 const [engine, edition, what] = process.argv.slice(1);
@@ -62,6 +62,9 @@ KbEngine.open("idx/" + meta, load).then(async (e) => {
     if (what === "analyze") {
       const a = await e.complete(() => e.analyze(q), []);
       out.push([a.words.map((w) => w[0]), a.bigrams, a.unigrams]);
+    } else if (what === "answer") {
+      const a = await e.answer(q, { limit: 10 });
+      out.push([a.results.map((r) => r.id), a.not_held]);
     } else out.push(await e.search(q, { limit: 10 }));
   }
   console.log(JSON.stringify(out));
@@ -130,6 +133,24 @@ def test_results_are_the_servers(built, site, edition):
             [(r["id"], [t["id"] for t in r["twins"]], r["score"]) for r in want], q
         assert [(r["citation"], r["title"]) for r in results] == [(r["citation"], r["title"]) for r in want], q
         assert [r.get("under") for r in results] == [r.get("under") for r in want], q   # the clause above each
+
+
+@pytest.mark.parametrize("edition", ["hans", "hant"])
+def test_the_note_on_what_no_book_holds_is_the_servers(built, site, edition):
+    """Issue 35: for every question of the benchmark sets (those the books answer: no note) and
+    every matter outside the books (tests/fixtures/outside_questions.txt: a note), the site's engine
+    gives the answer's note and withholds the same results as kb.search's."""
+    from questions import answered_questions, outside_questions
+
+    from kb.search.engine import SearchEngine
+    engine = SearchEngine.open(built / "records.jsonl", built / "index")
+    asked = outside_questions() + (answered_questions() if edition == "hans" else answered_questions()[::5])
+    got = run_node(site, asked, "answer", edition)
+    for q, (ids, note) in zip(asked, got):
+        want = engine.answer(q, limit=10, script=edition)
+        assert note == want["not_held"], q
+        assert ids == [r["id"] for r in want["results"]], q
+    assert all(note for _, note in got[:len(outside_questions())])
 
 
 def test_the_definition_patterns_are_the_engines():

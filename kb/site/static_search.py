@@ -39,6 +39,7 @@ from kb.ingest.normalise import to_hant
 from kb.search.analysis import search_form
 from kb.search.index import read_documents
 from kb.search.lexicon import Lexicon
+from kb.search.outside import site_table, table_text
 from kb.search.schema import index_terms
 from kb.search.snippet import shown_text, under
 from kb.site.layout import Layout
@@ -130,6 +131,7 @@ class StaticIndex:
         for group in syn.groups:
             for m in group:
                 chars.update(m)
+        chars.update(c for c in table_text() if not c.isspace())   # what no book holds (matched in search form)
         for w in self.lex.freq:
             chars.update(w)
         chars.update(chr(c) for c in range(0x21, 0x7F))
@@ -258,6 +260,8 @@ class StaticIndex:
             "definitions": {"window": ks.DEFINITION_WINDOW, "marks": list(ks.DEFINITION_MARKS),
                             "before": list(DEFINES_BEFORE), "after": list(DEFINES_AFTER)},
             "snippet": ks.SNIPPET_CHARS,
+            # engine.py answer: results covering less of the question than this are withheld
+            "weak": {"coverage": ks.WEAK_COVERAGE, "depth": ks.WEAK_DEPTH},
             "shards": self.shard_count(),
             "docBlock": DOC_BLOCK,
         }
@@ -315,6 +319,7 @@ class StaticIndex:
         meta["lexicon"]["shards"] = len(lex)
         meta["files"] = files
         meta["script"] = script
+        meta["outside"] = site_table(script)   # what no book holds, and the notes, in the edition's script
         _, filename, text = _chunk("meta", meta)
         texts[f"{INDEX_DIR}/{filename}"] = text
         return f"{INDEX_DIR}/{filename}", texts
