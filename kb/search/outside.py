@@ -44,11 +44,11 @@ class OutsideMatter:
     where: str                       # file:line of its row
     named: tuple[str, ...] = ()      # words that count only in a question naming the game
 
-    def asked(self, normal: str, families: set[str]) -> bool:
-        """Whether a question (in search form) naming the games of ``families`` holds one of the
-        matter's words."""
-        return any(found(w, normal) for w in self.words) or \
-            (self.family in families and any(found(w, normal) for w in self.named))
+    def asked(self, held: set[str], families: set[str]) -> bool:
+        """Whether a question holding the words ``held`` (``words_in``) and naming the games of
+        ``families`` asks about the matter."""
+        return any(w in held for w in self.words) or \
+            (self.family in families and any(w in held for w in self.named))
 
     def all_words(self) -> tuple[str, ...]:
         return self.words + self.named
@@ -134,6 +134,16 @@ def _games() -> dict[str, str]:
     return game_names()
 
 
+@functools.cache
+def _all_words() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(w for o in outside_matters() for w in o.all_words()))
+
+
+def words_in(normal: str) -> set[str]:
+    """The words of the table that a question (in search form) holds."""
+    return {w for w in _all_words() if w in normal and found(w, normal)}
+
+
 def named_families(normal: str) -> set[str]:
     """The families of books whose game a question (in search form) names (桥牌, mahjong)."""
     return {fam for name, fam in _games().items() if found(name, normal)}
@@ -148,11 +158,12 @@ def concerns(q: str, cites: Iterable[Cite] = (), work: str | None = None,
     named = named_families(normal)
     limited = family(work) if work is not None else (family(bridge_works()[0]) if law_range else None)
     cited = {c.law for c in cites if c.law is not None}
+    held = words_in(normal)
     out = []
     for o in outside_matters():
         if limited is not None and o.family != limited or named and o.family not in named:
             continue
-        if o.law in cited or o.asked(normal, named):
+        if o.law in cited or o.asked(held, named):
             out.append(o)
     return out
 
