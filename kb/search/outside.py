@@ -111,7 +111,8 @@ def held_text(r: Record) -> str:
 
 def check_outside(records: Iterable[Record], root: Path | None = None) -> None:
     """Fail if a law of the table is held by a bridge book, or a word of the table stands in a held
-    clause of its game's books: the note would then be untrue."""
+    clause (a word counting only when the game is named: in a held clause of that game's books):
+    the note would then be untrue, or said of a question the books answer."""
     records = list(records)
     bridge = set(bridge_works())
     held = {(r.law, r.work) for r in records if r.work in bridge and r.law is not None}
@@ -136,6 +137,7 @@ def _games() -> dict[str, str]:
 
 @functools.cache
 def _all_words() -> tuple[str, ...]:
+    """Every word of the table, once."""
     return tuple(dict.fromkeys(w for o in outside_matters() for w in o.all_words()))
 
 
