@@ -2,7 +2,9 @@
 // engine.py) over the static index that `kb build` writes (kb/site/static_search.py). Runs in
 // the page (also from file://) and in node (bench/static_search_bench.py). No DOM here:
 // KbEngine.open(metaPath, load) takes a loader that returns a Promise of a chunk's data given
-// its path relative to the edition root.
+// its path relative to the edition root. engine.search(q, opts) gives the results;
+// engine.answer(q, opts) the answer the API gives, {results, not_held} (what no book holds:
+// kb/search/outside.py, its table in meta.outside).
 //
 // Every step is synchronous over the chunks loaded so far; a look-up in a chunk not yet
 // loaded (a lexicon shard, a postings shard, a display block) records the chunk and answers

@@ -6,7 +6,9 @@
   phrase, count and definition patterns), the citation grammar (kb.search's regular
   expressions, translated), synonyms (curated and mined from the twin translations), the
   ranking constants, the lexicon's total and curated words, rule-book families from
-  kb/data/works.toml, per-record ids, twins (kb/ingest/twins.py), paths, families and field lengths;
+  kb/data/works.toml, per-record ids, twins (kb/ingest/twins.py), paths, families and field lengths,
+  and what no book holds (kb/search/outside.py ``site_table``, in the edition's script) with the
+  coverage under which an answer's results are withheld (engine.py WEAK_COVERAGE);
 * `l<N>.<hash>.js`: the search lexicon (``index/lexicon.json``: words and frequencies)
   sharded by a hash of the word's first character, so the browser cuts a query exactly
   as jieba's ``cut(HMM=False)`` does (``Lexicon.cut_run``) and loads only the shards of
