@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def ours(q: str) -> list[str]:
             out = []
-            for r in engine.search(q, limit=10):
+            for r in engine.answer(q, limit=10)["results"]:   # what a reader is shown (none when withheld)
                 out += [r["id"]] + [t["id"] for t in r.get("twins", [])]
             return out
 

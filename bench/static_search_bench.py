@@ -51,7 +51,7 @@ def run_static(queries: list[str], edition: Path) -> tuple[list[list[str]], floa
     proc = subprocess.run(["node", str(RUNNER), str(ENGINE), str(edition), str(LIMIT)],
                           input="\n".join(queries) + "\n", capture_output=True, text=True, check=True)
     took = time.perf_counter() - started
-    return [[r["id"] for r in json.loads(line)] for line in proc.stdout.splitlines()], took
+    return [[r["id"] for r in json.loads(line)["results"]] for line in proc.stdout.splitlines()], took
 
 
 def run_api(queries: list[str], build: Path) -> tuple[list[list[str]], float]:
@@ -61,7 +61,7 @@ def run_api(queries: list[str], build: Path) -> tuple[list[list[str]], float]:
                           input="\n".join(queries) + "\n", capture_output=True, text=True, check=True,
                           env=env, cwd=ROOT)
     took = time.perf_counter() - started
-    return [[r["id"] for r in json.loads(line)] for line in proc.stdout.splitlines()], took
+    return [[r["id"] for r in json.loads(line)["results"]] for line in proc.stdout.splitlines()], took
 
 
 def scores(got: list[list[str]], judged: list[tuple[str, dict[str, int]]], min_grade: int) -> tuple[float, float]:

@@ -1,6 +1,6 @@
 // Runs the site's search engine (docs/assets/kb-engine.js) in node over one built edition.
 //   node bench/static_search_node.js ENGINE.js EDITION_DIR [LIMIT] < queries (one per line)
-// prints one JSON array of results per query line.
+// prints one JSON answer {results, not_held} per query line (SearchEngine.answer).
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -21,7 +21,7 @@ const meta = fs.readdirSync(path.join(edition, "idx")).find((f) => /^meta\..*\.j
 KbEngine.open("idx/" + meta, load).then(async (engine) => {
   const rl = readline.createInterface({ input: process.stdin });
   for await (const line of rl) {
-    const results = await engine.search(line, { limit });
-    process.stdout.write(JSON.stringify(results) + "\n");
+    const answer = await engine.answer(line, { limit });
+    process.stdout.write(JSON.stringify(answer) + "\n");
   }
 });

@@ -96,8 +96,7 @@ def test_records_with_provenance(demo):
 def test_search_finds_the_new_work(demo):
     proc = kb(demo, "search", "--work", "demo", "--json", "下棋超时了会怎样")
     assert proc.returncode == 0, proc.stderr
-    hits = json.loads(proc.stdout)
-    results = hits["results"] if isinstance(hits, dict) else hits
+    results = json.loads(proc.stdout)["results"]
     assert results and results[0]["id"] == "demo:penalties.2"
 
 

@@ -35,11 +35,18 @@ def client():
         yield c
 
 
-def search(client, **params) -> list[dict]:
+def answer(client, **params) -> dict:
+    """The API's answer: {"results": [...], "not_held": {...} or null}."""
     r = client.get("/api/search", params=params)
     assert r.status_code == 200, r.text
     assert r.headers["content-type"].startswith("application/json")
-    return r.json()
+    body = r.json()
+    assert set(body) == {"results", "not_held"}, body
+    return body
+
+
+def search(client, **params) -> list[dict]:
+    return answer(client, **params)["results"]
 
 
 def assert_safe_snippets(results: list[dict]) -> None:
@@ -55,7 +62,7 @@ def test_results_are_kb_search_json_plus_url(client):
         out = io.StringIO()
         assert kb_search(["--json", "--records", str(BUILD / "records.jsonl"), "--index", str(BUILD / "index"),
                           "--limit", "10", q], stdout=out) == 0
-        expected = json.loads(out.getvalue())
+        expected = json.loads(out.getvalue())["results"]
         got = search(client, q=q)
         def without_urls(r: dict) -> dict:
             return {k: ([without_urls(t) for t in v] if k == "twins" else v) for k, v in r.items() if k != "url"}
@@ -64,6 +71,26 @@ def test_results_are_kb_search_json_plus_url(client):
                    for r in got)
         assert all(r["work"] == "twmj16" and r["tai"] for r in got if "tai" in r)   # a scoring item's 台
         assert all(t["url"] and t["url"].split("#")[1] == t["id"].split(":")[1] for r in got for t in r["twins"])
+
+
+def test_the_answer_says_what_no_book_holds(client):
+    """Issue 35: the API's answer carries the note kb search gives, for every matter outside the
+    books (tests/fixtures/outside_questions.txt), in the script asked for; none for a held matter."""
+    from kb.search.cli import main as kb_search
+
+    questions = [line for line in (Path(__file__).parent / "fixtures" / "outside_questions.txt")
+                 .read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
+    for q in questions:
+        out = io.StringIO()
+        assert kb_search(["--json", "--records", str(BUILD / "records.jsonl"), "--index", str(BUILD / "index"),
+                          q], stdout=out) == 0
+        note = answer(client, q=q)["not_held"]
+        assert note is not None and note == json.loads(out.getvalue())["not_held"], q
+    assert answer(client, q="屏风", script="hant")["not_held"]["text"].startswith("此問可能涉及屏風")
+    assert answer(client, q="藏牌")["not_held"] is None
+    doc = client.get("/api/openapi.json").json()
+    ok = doc["paths"]["/api/search"]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+    assert ok == {"$ref": "#/components/schemas/Answer"} and "not_held" in doc["components"]["schemas"]["Answer"]["required"]
 
 
 def test_first_hit_for_hidden_card(client):
@@ -174,8 +201,8 @@ def test_hostile_queries_never_5xx(client, q):
         assert r.status_code in (200, 400), (q[:50], r.status_code, r.text[:200])
         body = r.json()
         if r.status_code == 200:
-            assert isinstance(body, list)
-            assert_safe_snippets(body)
+            assert isinstance(body["results"], list)
+            assert_safe_snippets(body["results"])
         else:
             assert set(body) == {"error"}
         assert "<script" not in r.text and "<img" not in r.text
@@ -186,7 +213,7 @@ def test_hostile_queries_never_5xx(client, q):
 def test_malformed_query_strings_never_5xx(client, raw):
     r = client.get("/api/search?" + raw)
     assert r.status_code in (200, 400), (raw[:40], r.status_code, r.text[:200])
-    assert isinstance(r.json(), list) or set(r.json()) == {"error"}
+    assert set(r.json()) in ({"results", "not_held"}, {"error"})
 
 
 @pytest.mark.parametrize("raw, name", [("q=%ff%fe", "q"), ("q=%ED%A0%80", "q"), ("q=%E8%97", "q"),
@@ -203,7 +230,7 @@ def test_html_in_the_query_is_never_echoed(client):
         r = client.get("/api/search", params={"q": q})
         assert r.status_code == 200
         assert "<script" not in r.text and "<b>" not in r.text and "<svg" not in r.text
-        assert_safe_snippets(r.json())
+        assert_safe_snippets(r.json()["results"])
     r = client.get("/api/clause/<script>alert(1)</script>")
     assert r.status_code == 404 and "<script" not in r.text
     r = client.get("/<script>alert(1)</script>")
@@ -300,7 +327,7 @@ def test_a_busy_port_is_one_clear_error():
 def test_search_filtered_by_law_range(client):
     r = client.get("/api/search", params={"q": "藏牌", "laws": "61-64"})
     assert r.status_code == 200
-    assert r.json() and all(61 <= int(x["citation"][:2]) <= 64 for x in r.json())
+    assert r.json()["results"] and all(61 <= int(x["citation"][:2]) <= 64 for x in r.json()["results"])
     for bad in ("x", "64-61", "1-2-3"):
         r = client.get("/api/search", params={"q": "藏牌", "laws": bad})
         assert r.status_code == 400 and "laws" in r.json()["error"]

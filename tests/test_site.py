@@ -683,7 +683,8 @@ def test_the_search_page_says_what_the_library_holds(built):
     from kb.core.records import read_jsonl
     held = works.holdings(list(read_jsonl(out / "records.jsonl")))
     assert "第27–71条" in held
-    assert f'<p class="kb-search-coverage">{held}未收的条款检索不到。</p>' in page(site, "hans", "search")
+    assert f'<p class="kb-search-coverage">{held}未收的条款检索不到：问到本库未收的规则' in page(site, "hans", "search")
+    assert "检索会说明本库未收录" in page(site, "hans", "search")
     assert '<p class="kb-search-coverage">本庫收錄：中國橋牌競賽規則（1999）第27–71條' in page(site, "hant", "search")
 
 

@@ -31,6 +31,7 @@ FORMS = [
     "明手建议", "64A2", "law64", "第一百条", "名堂100", "L58B2", "l 64", "all 5 cards",
     "47.E.2", "45-C-4-b", "45.C.4(b)", "45", " 64 ", "45 46", "3.5", "1.2.a",
     "Law 47 E 2", "第47条 E 2", "第64条B6", "第45条C款4(b)", " -45", ":45", "law 64 a player", "47 e 2",
+    "Law 45 C 4 b", "law 45 c 4 b", "45 C 4 b", "45 c 4 b", "45 C4b", "45-c-4-b", "Law 45 C 4 a player", "45 c",
 ]
 
 SCRIPT = r"""
@@ -48,7 +49,7 @@ KbEngine.open("idx/" + meta, load).then((e) => {
 
 
 # What the engine computes for each input: "cite" (citations), "analyze" (words, bigrams,
-# unigrams) or "search:<edition>" (results).
+# unigrams), "search" (results) or "answer" (the results' ids and the not-held note).
 RUN = r"""
 const fs = require("fs"), path = require("path");
 const [engine, edition, what] = process.argv.slice(1);
@@ -61,6 +62,9 @@ KbEngine.open("idx/" + meta, load).then(async (e) => {
     if (what === "analyze") {
       const a = await e.complete(() => e.analyze(q), []);
       out.push([a.words.map((w) => w[0]), a.bigrams, a.unigrams]);
+    } else if (what === "answer") {
+      const a = await e.answer(q, { limit: 10 });
+      out.push([a.results.map((r) => r.id), a.not_held]);
     } else out.push(await e.search(q, { limit: 10 }));
   }
   console.log(JSON.stringify(out));
@@ -78,7 +82,7 @@ QUERIES = ["罚张", "什么是罚张", "明手指出藏牌", "連莊拉莊", "�
            "桥牌里明手是什么意思", "麻将里说的牌面是什么意思", "麻将", "桥牌 麻将 罚则", "bridge dummy", "麻将 45C",
            "laws1997 16", "laws1997 47E2", "LAWS 1997 规则45", "1997版47条", "另一譯本 藏牌", "1999版 藏牌",
            "cbr1999 laws1997 45", "twmj16 字一色", "45", "47.E.2", "laws1997-45", "cbr1999:45", "Law 62 D 1",
-           "多摸了一张", "64B6", "43B2a"]
+           "多摸了一张", "64B6", "43B2a", "Law 45 C 4 b", "45 c 4 b"]
 
 
 @pytest.fixture(scope="module")
@@ -129,6 +133,24 @@ def test_results_are_the_servers(built, site, edition):
             [(r["id"], [t["id"] for t in r["twins"]], r["score"]) for r in want], q
         assert [(r["citation"], r["title"]) for r in results] == [(r["citation"], r["title"]) for r in want], q
         assert [r.get("under") for r in results] == [r.get("under") for r in want], q   # the clause above each
+
+
+@pytest.mark.parametrize("edition", ["hans", "hant"])
+def test_the_note_on_what_no_book_holds_is_the_servers(built, site, edition):
+    """Issue 35: for every question of the benchmark sets (those the books answer: no note) and
+    every matter outside the books (tests/fixtures/outside_questions.txt: a note), the site's engine
+    gives the answer's note and withholds the same results as kb.search's."""
+    from questions import answered_questions, outside_questions
+
+    from kb.search.engine import SearchEngine
+    engine = SearchEngine.open(built / "records.jsonl", built / "index")
+    asked = outside_questions() + (answered_questions() if edition == "hans" else answered_questions()[::5])
+    got = run_node(site, asked, "answer", edition)
+    for q, (ids, note) in zip(asked, got):
+        want = engine.answer(q, limit=10, script=edition)
+        assert note == want["not_held"], q
+        assert ids == [r["id"] for r in want["results"]], q
+    assert all(note for _, note in got[:len(outside_questions())])
 
 
 def test_the_definition_patterns_are_the_engines():

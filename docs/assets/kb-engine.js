@@ -2,7 +2,9 @@
 // engine.py) over the static index that `kb build` writes (kb/site/static_search.py). Runs in
 // the page (also from file://) and in node (bench/static_search_bench.py). No DOM here:
 // KbEngine.open(metaPath, load) takes a loader that returns a Promise of a chunk's data given
-// its path relative to the edition root.
+// its path relative to the edition root. engine.search(q, opts) gives the results;
+// engine.answer(q, opts) the answer the API gives, {results, not_held} (what no book holds:
+// kb/search/outside.py, its table in meta.outside).
 //
 // Every step is synchronous over the chunks loaded so far; a look-up in a chunk not yet
 // loaded (a lexicon shard, a postings shard, a display block) records the chunk and answers
@@ -249,7 +251,7 @@
       path.push(g.clause.toUpperCase());
       if (g.item) {
         path.push(String(parseInt(g.item, 10)));
-        var sub = g.sub || g.sub2;
+        var sub = g.sub || g.sub2 || g.sub3;
         if (sub) path.push(sub.toLowerCase());
       }
     }
@@ -934,6 +936,91 @@
       ranked.slice(0, limit).forEach(function (r) { out.push(self.result(r[0], parsed, r[1])); });
       return out;
     }, preload);
+  };
+
+  // --- what no book holds (kb/search/outside.py; engine.py answer) -------------------------------
+  // outside.found: a word in a text (both in search form); a word beginning or ending with a Latin
+  // letter only as a whole word (imp is not in impossible).
+  function latin(ch) { return /[a-z]/i.test(ch) && isAscii(ch); }
+  function found(word, text) {
+    var head = latin(word[0]), tail = latin(word[word.length - 1]);
+    if (!head && !tail) return text.indexOf(word) >= 0;
+    for (var i = text.indexOf(word); i >= 0; i = text.indexOf(word, i + 1)) {
+      var before = text[i - 1], after = text[i + word.length];
+      if ((!head || before === undefined || !/[a-z]/.test(before)) && (!tail || after === undefined || !/[a-z]/.test(after))) return true;
+    }
+    return false;
+  }
+  // outside.concerns: [matter rows] a question may concern (by its words, or citing a listed law);
+  // none of another game than the book the search is limited to, or than the games the question names.
+  Engine.prototype.concerns = function (q, cites, work) {
+    var T = this.meta.outside, normal = this.normalize(q), named = new Set(), cited = new Set();
+    T.games.forEach(function (g) { if (found(g[0], normal)) named.add(g[1]); });
+    var limited = work ? T.workFamily[work] : null;
+    cites.forEach(function (c) { if (c.law !== null) cited.add(c.law); });
+    return T.matters.filter(function (o) {
+      if (limited && o[2] !== limited || named.size && !named.has(o[2])) return false;
+      return cited.has(o[1]) || o[5].some(function (w) { return found(w, normal); }) ||
+        named.has(o[2]) && o[6].some(function (w) { return found(w, normal); });
+    });
+  };
+  // engine.py coverage: the share of the question's words (weight times rarity) record n holds, with
+  // its twin, or under a title holding them; words claimed by a matter not held count for nothing.
+  Engine.prototype.coverage = function (parsed, n, claimed) {
+    var self = this, total = 0, got = 0;
+    var groups = parsed.groups.filter(function (g) { return !g.required; });
+    if (!groups.length) return 1.0;
+    groups.forEach(function (g) {
+      var w = g.weight * self.rarity(g);
+      total += w;
+      var c = self.groupDocs(g), held = c.has(n) || (n in self.twin && c.has(self.twin[n])) || self.contextDocs(g).has(n);
+      if (held && !claimed(g.label)) got += w;
+    });
+    return total ? got / total : 1.0;
+  };
+  // engine.py weak: does no result cover meta.weak.coverage of the question?
+  Engine.prototype.weak = function (parsed, docs, matters, q) {
+    var self = this, normal = this.normalize(q), best = 0;
+    if (parsed.cites.length && this.cited(parsed.cites).size) return false;
+    function claimed(label) {
+      return matters.some(function (o) {
+        return o[5].concat(o[6]).some(function (w) { return w.indexOf(label) >= 0 && found(w, normal); });
+      });
+    }
+    docs.forEach(function (d) { best = Math.max(best, self.coverage(parsed, d, claimed)); });
+    return best < this.meta.weak.coverage;
+  };
+  // outside.not_held: the answer's note, or null.
+  function notHeld(T, matters, shown, weak) {
+    if (!matters.length && !weak) return null;
+    var text = T.weak;
+    if (matters.length) {
+      var laws = matters.filter(function (o) { return o[1] !== null; }).map(function (o) { return o[4]; });
+      var parts = (laws.length ? [T.laws + laws.join("、")] : [])
+        .concat(matters.filter(function (o) { return o[1] === null; }).map(function (o) { return o[4]; }));
+      text = (shown ? T.notice : T.none).replace("{what}", parts.join("、"));
+    }
+    return { matters: matters.map(function (o) { return { matter: o[0], law: o[1], title: o[3] }; }), weak: weak, text: text };
+  }
+  // SearchEngine.answer: {results, not_held} (the results withheld when none covers enough of the question).
+  Engine.prototype.answer = function (q, opts) {
+    opts = opts || {};
+    var self = this, limit = opts.limit || 10, work = opts.work || null, depth = this.meta.weak.depth;
+    return this.search(q, opts).then(function (results) {
+      var more = work || limit >= depth ? Promise.resolve(results)
+        : self.search(q, { limit: depth, lead: opts.lead || null });
+      return more.then(function (first) {
+        var clean = String(q).replace(CONTROLS, " ");
+        return self.complete(function () {
+          var parsed = self.parse(clean), matters = self.concerns(clean, parsed.cites, work), weak = false;
+          if (!work && (parsed.cites.length || parsed.groups.length)) {
+            weak = self.weak(parsed, first.slice(0, depth).map(function (r) { return self.byId[r.id]; }), matters, clean);
+          }
+          var shown = weak ? [] : results;
+          return { results: shown, not_held: notHeld(self.meta.outside, matters, shown.length > 0, weak) };
+        });
+      });
+    });
   };
 
   function esc(s) {

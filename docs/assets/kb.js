@@ -215,7 +215,7 @@
         var json = /json/.test(resp.headers.get("content-type") || "");
         if (!json) throw new Error("no API");
         return resp.json().then(function (body) {
-          if (resp.ok && Array.isArray(body)) return body;
+          if (resp.ok && body && Array.isArray(body.results)) return body;
           if (resp.status >= 400 && resp.status < 500 && body && typeof body.error === "string") {
             var e = new Error(body.error); e.bad = true; throw e;
           }
@@ -224,11 +224,12 @@
       });
   }
 
-  // Results [{id, work, citation, title, snippet, url, twins, under}], best first; the API when it answers.
+  // The answer {results: [{id, work, citation, title, snippet, url, twins, under}] best first,
+  // not_held: {matters, weak, text} or null}; the API's when it answers (kb/search/engine.py answer).
   // ``lead``: the rule book whose clause leads a clause and its twin (the book being read).
   function search(q, work, limit, lead) {
     function local() {
-      return engine().then(function (e) { return e.search(q, { limit: limit, work: work || null, lead: lead || null }); });
+      return engine().then(function (e) { return e.answer(q, { limit: limit, work: work || null, lead: lead || null }); });
     }
     if (apiState === "absent") return local();
     return apiSearch(q, work, limit, lead).then(function (r) { apiState = remembered("present"); return r; }, function (err) {
@@ -319,19 +320,6 @@
     next.hidden = !next.textContent;
   }
 
-  // A question that may concern a law no bridge book here holds (Law 16's hesitation, Law 92's
-  // appeal) is told so with its results, unless the search is limited to another book or the
-  // question names another game; the table (data-msg-outside) is kb/data/search/outside.tsv, as
-  // kb/search/outside.py (concerns) reads it.
-  function outsideNotice(labels, q, work) {
-    if (!labels.outside) return "";
-    var t = labels.outsideTable || (labels.outsideTable = JSON.parse(labels.outside));
-    var lq = q.toLowerCase();
-    if (work && t.works.indexOf(work) < 0 || t.games.some(function (g) { return lq.indexOf(g) >= 0; })) return "";
-    var found = t.laws.filter(function (l) { return l[1].some(function (w) { return lq.indexOf(w) >= 0; }); });
-    return found.length ? fmt(t.notice, { laws: found.map(function (l) { return l[0]; }).join("、") }) : "";
-  }
-
   function labelsOf(node) {
     var out = {};
     Array.prototype.forEach.call(node.attributes, function (a) {
@@ -359,8 +347,9 @@
       list.setAttribute("data-kb-state", "searching");
       if (status) status.textContent = labels.searching || "";
       var asked = run.limit;
-      search(q, work, asked, lead).then(function (results) {
+      search(q, work, asked, lead).then(function (answer) {
         if (mine !== seq) return;
+        var results = answer.results;
         render(list, results, labels);
         var more = results.length >= asked && labels["count-more"];
         if (status) {
@@ -368,8 +357,9 @@
           var none = !work && labels["none-all"] || labels.none;
           status.textContent = fmt(!results.length ? none : more ? labels["count-more"] : labels.count,
                                    { q: q, n: results.length, coverage: labels.coverage || "" });
-          var outside = outsideNotice(labels, q, work);
-          if (outside) status.appendChild(el("span", "kb-outside", outside));
+          // a question that may concern a matter no book holds (Law 16's hesitation, riichi mahjong),
+          // or that nothing held matches, is told so with its results (the answer's not_held)
+          if (answer.not_held) status.appendChild(el("span", "kb-outside", String(answer.not_held.text || "")));
         }
         list.setAttribute("data-kb-state", "done");
         if (done) done(results, asked);

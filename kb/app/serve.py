@@ -4,7 +4,7 @@
     (--port 0 picks a free port)
 
 Routes:
-    GET /api/search?q=&work=&limit=&script=&lead=   results as ``kb search --json`` prints
+    GET /api/search?q=&work=&limit=&script=&lead=   the answer as ``kb search --json`` prints it
                                               them, each with a ``url`` (edition-relative)
     GET /api/clause/{id}                      the record as ``kb show ID --json`` prints it
     GET /api/health                           {"status": "ok", "records": N}
@@ -355,14 +355,14 @@ class Service:
             return body
         q, work, limit, script, laws, lead = key
         try:
-            results = self.engine.search(q, limit=limit, work=work, script=script, law_range=laws, lead=lead)
+            answer = self.engine.answer(q, limit=limit, work=work, script=script, law_range=laws, lead=lead)
         except KbError as exc:
             raise BadRequest(" ".join(str(exc).split())) from None
-        for r in results:
+        for r in answer["results"]:
             r["url"] = self.urls.get(r["id"])
             for twin in r.get("twins", []):
                 twin["url"] = self.urls.get(twin["id"])
-        body = json.dumps(results, ensure_ascii=False).encode("utf-8")
+        body = json.dumps(answer, ensure_ascii=False).encode("utf-8")
         if self.cache_size > 0 and len(body) <= self.limits.cache_bytes // 16:
             with self._cache_lock:
                 if key not in self._cache:
@@ -581,8 +581,8 @@ def openapi_schema() -> dict[str, Any]:
                      "description": "the work whose clause leads a clause and its twin (the book being read)"},
                 ],
                 "responses": {
-                    "200": {"description": "results, best first", "content": {"application/json": {
-                        "schema": {"type": "array", "items": {"$ref": "#/components/schemas/Result"}}}}},
+                    "200": {"description": "the results, best first, and a note on what no book holds",
+                            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Answer"}}}},
                     "400": err("a missing, empty or too long q, or one of too many quoted phrases or terms; a "
                                "parameter that is not UTF-8; an unknown work or lead; a bad limit, script or laws"),
                 },
@@ -603,6 +603,16 @@ def openapi_schema() -> dict[str, Any]:
             **rules["paths"],
         },
         "components": {"schemas": {
+            "Answer": {"type": "object", "required": ["results", "not_held"], "properties": {
+                "results": {"type": "array", "items": {"$ref": "#/components/schemas/Result"}},
+                "not_held": {"type": ["object", "null"], "required": ["matters", "weak", "text"],
+                             "description": "the matters no book holds that the question may concern, and "
+                                            "whether the results were withheld as matching it too little",
+                             "properties": {
+                                 "matters": {"type": "array", "items": {"type": "object", "properties": {
+                                     "matter": {"type": "string", "examples": ["16", "riichi"]},
+                                     "law": {"type": ["integer", "null"]}, "title": {"type": "string"}}}},
+                                 "weak": {"type": "boolean"}, "text": {"type": "string"}}}}},
             "Error": {"type": "object", "required": ["error"],
                       "properties": {"error": {"type": "string"}}},
             "Result": {"type": "object",

@@ -38,7 +38,8 @@ the query grammar (``STOPWORDS``, ``QUESTION_PREFIXES``, ``NEGATION_FORMS``, ``N
 ``PHRASE_RE``, ``COUNTED_RE``, ``BOARD_RE``, ``DEFINITION_RES`` ...), the citation grammar
 (``CITATION_PATTERNS`` ...), the ranking constants (``RANKING``) and the definition test's
 marks (``DEFINITION_MARKS``, ``DEFINITION_WINDOW``), and which clauses are bare headings
-(``bare_heading``, ``HEADING_WINDOW``).
+(``bare_heading``, ``HEADING_WINDOW``), and when an answer's results are withheld as matching the
+question too little (``WEAK_COVERAGE``, ``WEAK_DEPTH``; the note itself: kb/search/outside.py).
 
 Names are imported lazily so that importing the package loads nothing heavy.
 """
@@ -99,6 +100,8 @@ _EXPORTS = {
     "SNIPPET_CHARS": "kb.search.snippet",
     "DEFINITION_WINDOW": "kb.search.engine",
     "HEADING_WINDOW": "kb.search.engine",
+    "WEAK_COVERAGE": "kb.search.engine",
+    "WEAK_DEPTH": "kb.search.engine",
     "bare_heading": "kb.search.schema",
 }
 # Exported under another name than the module's own (modules kept as they are).

@@ -74,7 +74,13 @@ class Cite:
 
 
 LEADING = ":：/-.,，、"   # what may stand between a book's name and a law number alone (not part of the citation)
-_SUB = r"(?:\s*\(\s*(?P<sub>[a-h])\s*\)|(?P<sub2>[a-h])(?![0-9A-Za-z]))"
+# the sub-clause after an item: (b), b, or b after a space when no word of letters follows
+# (Law 45 C 4 b is 45C4(b); in Law 45 C 4 a player, "a" is a word)
+_SUB = (r"(?:\s*\(\s*(?P<sub>[a-h])\s*\)|(?P<sub2>[a-h])(?![0-9A-Za-z])"
+        r"|\s+(?P<sub3>[a-h])(?![0-9A-Za-z])(?!\s+[A-Za-z]))")
+# a spaced clause letter: a capital, or a lower-case one an item number follows (45 c 4 b;
+# law 64 a player: a word)
+_SPACED_CLAUSE = r"(?P<clause>[A-L]|[a-l](?=\s*\d))"
 
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     # 第47条 E 2, 第64条B6: a capital clause letter without 款
@@ -90,9 +96,9 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("rule", re.compile(
         r"(?:规则|規則|法则|法則)\s*(?P<num>\d{1,3})(?:\s*(?P<clause>[A-La-l])"
         r"(?:\s*(?P<item>\d{1,2})" + _SUB + r"?)?)?(?![0-9])")),
-    # Law 47 E 2, law 62 D 1: spaced, with a capital clause letter (law 64 a player: a word)
+    # Law 47 E 2, law 62 D 1, law 45 c 4 b: spaced (law 64 a player: a word)
     ("law", re.compile(
-        r"(?<![A-Za-z])(?:[Ll][Aa][Ww][Ss]?|L)\s*(?P<num>\d{1,3})\s+(?P<clause>[A-L])"
+        r"(?<![A-Za-z])(?:[Ll][Aa][Ww][Ss]?|L)\s*(?P<num>\d{1,3})\s+" + _SPACED_CLAUSE +
         r"(?:\s*(?P<item>\d{1,2})" + _SUB + r"?)?(?![0-9A-Za-z])")),
     # Law 64B, law 64, Laws 45C4(b), L58B2
     ("law", re.compile(
@@ -102,9 +108,10 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("bare", re.compile(
         r"(?<![0-9A-Za-z])(?P<num>\d{1,2})(?P<clause>[A-La-l])"
         r"(?:(?P<item>\d{1,2})" + _SUB + r"?)?(?![0-9A-Za-z])")),
-    # 64 A 2, 45 C 4 (b): spaced, with a capital clause letter (a lower-case one would be a word)
+    # 64 A 2, 45 C 4 (b), 45 c 4 b: spaced, with a capital clause letter, or a lower-case one an
+    # item number follows (45 a day: words)
     ("bare", re.compile(
-        r"(?<![0-9A-Za-z])(?P<num>\d{1,2})\s+(?P<clause>[A-L])"
+        r"(?<![0-9A-Za-z])(?P<num>\d{1,2})\s+" + _SPACED_CLAUSE +
         r"(?:\s*(?P<item>\d{1,2})" + _SUB + r"?)?(?![0-9A-Za-z])")),
     # 47.E.2, 45-C-4-b, 45.C.4(b): dotted or dashed
     ("bare", re.compile(
@@ -136,7 +143,8 @@ def _cite_from(kind: str, m: re.Match[str]) -> Cite | None:
         path.append(m.group("clause").upper())
         if m.group("item"):
             path.append(str(int(m.group("item"))))
-            sub = m.group("sub") or m.group("sub2")
+            groups = m.groupdict()
+            sub = groups.get("sub") or groups.get("sub2") or groups.get("sub3")
             if sub:
                 path.append(sub.lower())
     return Cite(num, tuple(path), m.start(), m.end(), m.group(0).strip())

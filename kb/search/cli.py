@@ -1,15 +1,17 @@
 """``kb search``: search the clause records from the command line.
 
     kb search QUERY                  numbered list: citation · title · (what it stands under) · snippet [= twin]
-    kb search --json QUERY           a JSON array of results
-    kb search --json -               one query per stdin line -> one JSON array per line
+    kb search --json QUERY           the answer as JSON: {"results": [...], "not_held": {...} or null}
+    kb search --json -               one query per stdin line -> one JSON answer per line
     options: --work WORK, --limit N, --script hans|hant,
              --records PATH (build/records.jsonl), --index PATH (build/index);
              the build directory is $KB_BUILD_DIR when set
 
+A question that may concern a matter no book holds (Law 16's hesitation, riichi mahjong), or that
+nothing held matches, is told so above its results (``not_held`` in the JSON: outside.not_held).
 Bad input is one line on stderr and exit status 2. In ``-`` mode a bad line prints
-``[]`` (so output lines stay aligned with input lines), its message goes to stderr,
-and the exit status is 2 at the end.
+``{"results": [], "not_held": null}`` (so output lines stay aligned with input lines), its message
+goes to stderr, and the exit status is 2 at the end.
 """
 from __future__ import annotations
 
@@ -24,7 +26,6 @@ from typing import Any, BinaryIO, TextIO
 from kb.core.errors import KbError, escape_controls, print_error
 from kb.core.inputs import Parser
 from kb.core.works import holdings
-from kb.search.outside import concerns, notice
 from kb.search.parse import clean_query
 from kb.search.request import parse_law_range
 
@@ -106,20 +107,19 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
         """What the knowledge base holds (the records read once, when first needed)."""
         return holdings(read_jsonl(args.records or default_records()))
 
-    def format_results(results: list[dict[str, Any]], q: str) -> str:
-        # a question that may concern a law not held (Law 16's hesitation) is told so first
-        said = notice(concerns(q, args.work))
-        if results:
-            return (said + "\n" if said else "") + format_people(results)
+    def format_answer(answer: dict[str, Any]) -> str:
+        # a question that may concern a matter not held (Law 16's hesitation) is told so first
+        said = answer["not_held"]["text"] if answer["not_held"] else ""
+        if answer["results"]:
+            return (said + "\n" if said else "") + format_people(answer["results"])
         # found nothing (Law 16): say what is here, so that a director knows where not to look
         return "no results. " + coverage() + (" " + said if said else "")
 
     if query != "-":
         if not clean_query(query).strip():       # undecodable bytes are named first
             raise KbError("查询为空：请给出要查的词或条款号（如 明手、45C4(b)），或 - 从标准输入逐行读取")
-        results = engine.search(query, **opts)
-        stdout.write((json.dumps(results, ensure_ascii=False) if args.json
-                      else format_results(results, query)) + "\n")
+        answer = engine.answer(query, **opts)
+        stdout.write((json.dumps(answer, ensure_ascii=False) if args.json else format_answer(answer)) + "\n")
         return 0
 
     status = 0
@@ -127,14 +127,14 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
         line = line.rstrip("\r\n")
         bad = False
         try:
-            results = engine.search(line, **opts)
+            answer = engine.answer(line, **opts)
         except KbError as exc:
             print_error(PROG, f"标准输入第 {lineno} 行：{exc}", stderr)
-            results, status, bad = [], 2, True
+            answer, status, bad = {"results": [], "not_held": None}, 2, True
         if args.json:
-            stdout.write(json.dumps(results, ensure_ascii=False) + "\n")
+            stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")
         else:       # the line echoed as the error shows it (escaped), and not searched if it is bad
-            said = f"（第 {lineno} 行有误，未查询）" if bad else format_results(results, line)
+            said = f"（第 {lineno} 行有误，未查询）" if bad else format_answer(answer)
             stdout.write(f"# {escape_controls(line)}\n{said}\n")
         stdout.flush()
     return status

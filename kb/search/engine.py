@@ -24,6 +24,7 @@ from kb.core.errors import KbError
 from kb.search.analysis import normalize
 from kb.search.citations import Cite
 from kb.search.index import IndexData, open_index
+from kb.search.outside import claimed, concerns, not_held
 from kb.search.parse import GENERIC_WEIGHT, PHRASE_FEW, Group, ParsedQuery, QueryParser, clean_query, unquoted
 from kb.search.rank import CACHE_SIZE, LRU, Ranker
 from kb.search.schema import bare_heading
@@ -31,6 +32,14 @@ from kb.search.snippet import highlight, normal_form, shown_text, under
 from kb.search.synonyms import Synonyms, load_synonyms
 
 MAX_LIMIT = 1000
+# A question whose results all cover less of it than this (``coverage``) is answered by none of
+# them: they are withheld and the answer says that nothing held matches it (outside.not_held).
+# Measured on the tuning sets (bench/queries.tsv, bench/tuning*.tsv): the least coverage that the
+# best graded-relevant result of any of their questions has, rounded down (0.179, an English
+# question whose words the clauses' English phrases mostly lack); tests/test_search.py measures it
+# again. WEAK_DEPTH: how many results are looked at (the first ten, as the tuning sets grade them).
+WEAK_COVERAGE = 0.17
+WEAK_DEPTH = 10
 MAX_ENGINES = 8          # open engines kept by get_engine (one per records/index pair)
 DEFINITION_WINDOW = 30   # candidates examined for a clause defining the asked term
 HEADING_WINDOW = 10      # candidates examined for a clause under a bare heading that came first
@@ -137,6 +146,52 @@ class SearchEngine:
             placed = {m for n, _ in ranked for m in (n, self.twin.get(n)) if m is not None}
             ranked += [(n, s) for n, s in more if n not in placed and self.twin.get(n) not in placed]
         return [self._result(n, score, parsed) for n, score in ranked[:limit]]
+
+    def answer(self, q: str, *, limit: int = 10, work: str | None = None,
+               law_range: tuple[int, int] | None = None,
+               script: str | None = None, lead: str | None = None) -> dict[str, Any]:
+        """The search's answer: {"results": [...], "not_held": {...} or null}. ``not_held`` (see
+        outside.not_held) names the matters no book holds that the question may concern; when no
+        result covers WEAK_COVERAGE of the question (and the search is not limited to a book or to
+        laws), the results are withheld and it says that nothing held matches the question."""
+        results = self.search(q, limit=limit, work=work, law_range=law_range, script=script, lead=lead)
+        q = clean_query(q)
+        parsed = self.parse(q, script)
+        matters = concerns(q, parsed.cites, work, law_range)
+        weak = False
+        if work is None and law_range is None and not parsed.empty:
+            first = results if limit >= WEAK_DEPTH else self.search(q, limit=WEAK_DEPTH, script=script, lead=lead)
+            weak = self.weak(parsed, [r["id"] for r in first[:WEAK_DEPTH]], matters, q)
+        if weak:
+            results = []
+        return {"results": results, "not_held": not_held(matters, bool(results), weak, parsed.script)}
+
+    def weak(self, parsed: ParsedQuery, ids: list[str], matters: list[Any], q: str = "") -> bool:
+        """Whether none of the results ``ids`` covers WEAK_COVERAGE of the question (a question
+        citing a clause that is held is never weak)."""
+        if parsed.cites and self._cited(parsed.cites):
+            return False
+        normal = normalize(q)
+        return not any(self.coverage(parsed, self.by_id[i], lambda w: claimed(w, normal, matters)) >= WEAK_COVERAGE
+                       for i in ids)
+
+    def coverage(self, parsed: ParsedQuery, n: int, claimed: Callable[[str], bool] | None = None) -> float:
+        """The share of the question's words (each by its weight and rarity, as the ranking weighs
+        them; a word no clause holds weighs the most) that clause n holds, with its twin, or that
+        the title of a clause above it holds. A question of quoted phrases alone is covered (every
+        result holds them). Words ``claimed`` by a matter no book holds (the 机 of 发牌机) count for
+        nothing held: they are left out of what the clause holds, not of the question."""
+        groups = [g for g in parsed.groups if not g.required]
+        if not groups:
+            return 1.0
+        total = got = 0.0
+        for g in groups:
+            w = g.weight * self.ranker.rarity(g)
+            total += w
+            if (n in self.ranker.unit_docs(g) or n in self.ranker.context_docs(g)) and \
+                    not (claimed is not None and claimed(g.label)):
+                got += w
+        return got / total if total else 1.0
 
     @staticmethod
     def _depth(parsed: ParsedQuery, limit: int) -> int:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import html
 import json
 import os
 import re
@@ -28,7 +27,7 @@ from kb.core import works
 from kb.core.errors import KbError
 from kb.core.records import LOST_MARK, Record
 from kb.ingest.normalise import to_hant_ui, ui_text
-from kb.search.outside import check_outside, site_table
+from kb.search.outside import check_outside
 from kb.site.layout import MAHJONG_PAGES, Layout
 from kb.site.offline import READY, finish_edition, finish_root, write_download
 from kb.site.render import LEGEND, Examples, Renderer, merge_slots
@@ -72,9 +71,7 @@ def generate_docs(records: list[Record], docs: Path, script: str, examples: Exam
         dest.parent.mkdir(parents=True, exist_ok=True)
         if path.suffix == ".md":
             text = _work_choices(path.read_text(encoding="utf-8"), coverage)
-            # the table of laws not held goes in after the conversion: it holds both scripts' words
-            dest.write_text(ui_text(text, script).replace("KB_OUTSIDE", html.escape(outside_json(script))),
-                            encoding="utf-8")
+            dest.write_text(ui_text(text, script), encoding="utf-8")
         else:
             shutil.copy2(path, dest)
 
@@ -215,7 +212,7 @@ def _build_site(records: list[Record], work: Path, scratch: Path, examples: Exam
     layout = Layout(records)
     index = StaticIndex(records, layout, index_dir or work / "index")
     coverage = works.holdings(records)   # what the knowledge base holds, said when a search finds nothing
-    check_outside(records)               # and the laws it says a question may concern are indeed not held
+    check_outside(records)               # and the matters it says a question may concern are indeed not held
     jobs = []
     chunks: dict[str, dict[str, str]] = {}
     for script in SCRIPTS:
@@ -292,17 +289,13 @@ def header_messages(script: str, coverage: str) -> dict[str, str]:
     if missing:
         raise KbError(f"docs/search.md: no data-msg-{missing[0]} for the header search box")
     msgs = {**{k: found[k] for k in SHARED_MESSAGES}, **HEADER_ONLY_MESSAGES, "coverage": coverage, **legend()}
-    return {**{k: ui_text(v, script) for k, v in msgs.items()}, "outside": outside_json(script)}
+    return {k: ui_text(v, script) for k, v in msgs.items()}
 
 
 def legend() -> dict[str, str]:
     """What 〔 〕 and □ mean, said under search results that show them (as under a law page's clauses)."""
     return {"brackets": LEGEND["〔"], "lost": LEGEND[LOST_MARK]}
 
-
-def outside_json(script: str) -> str:
-    """The laws no bridge book holds, as the search page and the header box read them (kb.js)."""
-    return json.dumps(site_table(script), ensure_ascii=False, separators=(",", ":"))
 
 
 def run_mkdocs(jobs: list[tuple[str, Path, Path]]) -> list[str]:

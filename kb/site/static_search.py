@@ -6,7 +6,9 @@
   phrase, count and definition patterns), the citation grammar (kb.search's regular
   expressions, translated), synonyms (curated and mined from the twin translations), the
   ranking constants, the lexicon's total and curated words, rule-book families from
-  kb/data/works.toml, per-record ids, twins (kb/ingest/twins.py), paths, families and field lengths;
+  kb/data/works.toml, per-record ids, twins (kb/ingest/twins.py), paths, families and field lengths,
+  and what no book holds (kb/search/outside.py ``site_table``, in the edition's script) with the
+  coverage under which an answer's results are withheld (engine.py WEAK_COVERAGE);
 * `l<N>.<hash>.js`: the search lexicon (``index/lexicon.json``: words and frequencies)
   sharded by a hash of the word's first character, so the browser cuts a query exactly
   as jieba's ``cut(HMM=False)`` does (``Lexicon.cut_run``) and loads only the shards of
@@ -39,6 +41,7 @@ from kb.ingest.normalise import to_hant
 from kb.search.analysis import search_form
 from kb.search.index import read_documents
 from kb.search.lexicon import Lexicon
+from kb.search.outside import site_table, table_text
 from kb.search.schema import index_terms
 from kb.search.snippet import shown_text, under
 from kb.site.layout import Layout
@@ -130,6 +133,7 @@ class StaticIndex:
         for group in syn.groups:
             for m in group:
                 chars.update(m)
+        chars.update(c for c in table_text() if not c.isspace())   # what no book holds (matched in search form)
         for w in self.lex.freq:
             chars.update(w)
         chars.update(chr(c) for c in range(0x21, 0x7F))
@@ -258,6 +262,8 @@ class StaticIndex:
             "definitions": {"window": ks.DEFINITION_WINDOW, "marks": list(ks.DEFINITION_MARKS),
                             "before": list(DEFINES_BEFORE), "after": list(DEFINES_AFTER)},
             "snippet": ks.SNIPPET_CHARS,
+            # engine.py answer: results covering less of the question than this are withheld
+            "weak": {"coverage": ks.WEAK_COVERAGE, "depth": ks.WEAK_DEPTH},
             "shards": self.shard_count(),
             "docBlock": DOC_BLOCK,
         }
@@ -315,6 +321,7 @@ class StaticIndex:
         meta["lexicon"]["shards"] = len(lex)
         meta["files"] = files
         meta["script"] = script
+        meta["outside"] = site_table(script)   # what no book holds, and the notes, in the edition's script
         _, filename, text = _chunk("meta", meta)
         texts[f"{INDEX_DIR}/{filename}"] = text
         return f"{INDEX_DIR}/{filename}", texts
