@@ -82,7 +82,7 @@ def test_re_pinned_damage_fails_until_accepted(clean_build, source_copy, pins, t
     before = (out / "records.jsonl").read_bytes()
 
     error = one_line(run_kb("--build-dir", str(out), "build", env=env))
-    assert error.startswith(f"kb: error: {rid}: published text changed: text_hans 「")
+    assert error.startswith(f"kb build: 错误：{rid}: published text changed: text_hans 「")
     assert was in error and now in error and "kb accept" in error and f"{pins}:" in error
     assert (out / "records.jsonl").read_bytes() == before and pins.read_bytes() == pinned
 

@@ -178,12 +178,14 @@ def test_the_api_takes_the_engines_query_limits_and_words(client):
               " ".join("牌" for _ in range(MAX_TERMS + 1))):
         r = client.get("/api/search", params={"q": q})
         with pytest.raises(KbError) as refused:
-            check_query(q, "q")
+            check_query(q, "查询（q）")
         assert r.status_code == 400 and r.json()["error"] == str(refused.value), r.json()
+        with pytest.raises(KbError) as said:
+            check_query(q)
         out, err = io.StringIO(), io.StringIO()
         assert kb_search(["--records", str(BUILD / "records.jsonl"), "--index", str(BUILD / "index"), q],
                          stdout=out, stderr=err) == 2
-        assert str(refused.value)[len("q "):] in err.getvalue(), err.getvalue()
+        assert str(said.value) in err.getvalue() and str(said.value)[2:] == str(refused.value)[5:], err.getvalue()
 
 
 def test_control_characters_are_what_the_engine_makes_of_them(client):

@@ -773,7 +773,8 @@ def test_the_comparison_pages_have_an_index(built):
 
 def test_the_site_and_the_index_are_built_from_the_records_file(session_build, tmp_path):
     """The records file is the contract: a record changed in the file, and nothing else, changes the
-    page that shows it and what the index finds (kb.app.build.outputs reads the file as written)."""
+    pages that show it and what the index finds (kb.app.build.outputs reads the file as written).
+    The change is an index term (the published text itself is pinned by kb/data/fingerprints.tsv)."""
     import json
 
     from kb.search.engine import SearchEngine
@@ -783,13 +784,13 @@ def test_the_site_and_the_index_are_built_from_the_records_file(session_build, t
     for line in (session_build / "records.jsonl").read_text(encoding="utf-8").splitlines():
         obj = json.loads(line)
         if obj["id"] == "cbr1999:45A":
-            obj["text_hans"] += "校验用的独特字串甲乙丙"
-            obj["text_hant"] += "校驗用的獨特字串甲乙丙"
+            obj["subjects"] = [*obj["subjects"], "校验用独特词甲乙丙"]
         edited.append(json.dumps(obj, ensure_ascii=False))
     (gen / "records.jsonl").write_text("\n".join(edited) + "\n", encoding="utf-8")
     b.outputs(gen, tmp_path / "cache")
-    assert "校验用的独特字串甲乙丙" in (gen / "site" / "hans" / "cbr1999" / "law-45" / "index.html").read_text(encoding="utf-8")
-    assert "校驗用的獨特字串甲乙丙" in (gen / "site" / "hant" / "cbr1999" / "law-45" / "index.html").read_text(encoding="utf-8")
-    assert "独特字串甲乙丙" not in (session_build / "site" / "hans" / "cbr1999" / "law-45" / "index.html").read_text(encoding="utf-8")
-    hits = SearchEngine.open(gen / "records.jsonl", gen / "index").search("独特字串甲乙丙", limit=3)
+    index_page = gen / "site" / "hans" / "cbr1999" / "subjects" / "index.html"
+    assert "校验用独特词甲乙丙" in index_page.read_text(encoding="utf-8")
+    assert "校驗用獨特詞甲乙丙" in (gen / "site" / "hant" / "cbr1999" / "subjects" / "index.html").read_text(encoding="utf-8")
+    assert "独特词甲乙丙" not in (session_build / "site" / "hans" / "cbr1999" / "subjects" / "index.html").read_text(encoding="utf-8")
+    hits = SearchEngine.open(gen / "records.jsonl", gen / "index").search("校验用独特词甲乙丙", limit=3)
     assert hits and hits[0]["id"] == "cbr1999:45A"
