@@ -2,9 +2,12 @@
 on one line, and says on one line what failed (issue #37: exit 100 after 83 s, without a word)."""
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "system-packages"
@@ -20,6 +23,7 @@ esac
 """
 # the first $FAKE_BUSY calls find an apt-get running, the others none
 FAKE_PGREP = """#!/bin/bash
+[ "${!#}" = apt-get ] || exit 1
 n=$(cat "$FAKE_COUNT" 2>/dev/null || echo 0)
 echo $((n + 1)) > "$FAKE_COUNT"
 [ "$n" -lt "$FAKE_BUSY" ] && { echo "123 apt-get"; exit 0; }
@@ -66,3 +70,19 @@ def test_a_failure_says_what_failed(tmp_path):
     assert proc.returncode == 100
     lines = proc.stderr.splitlines()
     assert lines == ["scripts/system-packages: apt-get update failed (exit 100): E: Unable to locate package nodejs"]
+
+
+def test_the_lock_holder_is_found_by_the_real_pgrep(tmp_path):
+    """pgrep matches at most 15 characters of a name: a pattern of all the names at once matched
+    nothing (and warned), so the script never waited. A process named dpkg is found."""
+    if not shutil.which("pgrep"):
+        pytest.fail("pgrep (procps) is missing: the script cannot see who holds the package lock")
+    fake = tmp_path / "dpkg"
+    fake.symlink_to(shutil.which("sleep"))
+    held = subprocess.Popen([str(fake), "30"])
+    try:
+        holder = re.search(r"^holder\(\) \{.*?^\}", SCRIPT.read_text(), re.S | re.M).group(0)
+        out = subprocess.run(["bash", "-c", holder + "\nholder"], capture_output=True, text=True)
+    finally:
+        held.kill()
+    assert out.stderr == "" and out.stdout.split() == [str(held.pid), "dpkg"], out
