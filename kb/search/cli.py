@@ -3,6 +3,8 @@
     kb search QUERY                  numbered list: citation · title · (what it stands under) · snippet [= twin]
     kb search --json QUERY           the answer as JSON: {"results": [...], "not_held": {...} or null}
     kb search --json -               one query per stdin line -> one JSON answer per line
+    kb search --explain QUERY        each result's score taken apart by the ranking's features
+                                     (with --json: ``explain`` and ``placed`` on each result)
     options: --work WORK, --limit N, --script hans|hant,
              --records PATH (build/records.jsonl), --index PATH (build/index);
              the build directory is $KB_BUILD_DIR when set
@@ -46,6 +48,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the query (several words are joined with spaces), or - to read "
                         "one query per line from stdin")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--explain", action="store_true",
+                   help="show how each result was scored: each word's part by field, the character "
+                        "and question grams, the family, title and coverage factors, and the rule "
+                        "that placed it (cited, defines, under heading, phrase) if one did")
     p.add_argument("--work", help="only this work (cbr1999, laws1997, twmj16)")
     p.add_argument("--limit", type=int, default=10, help="results per query (default 10)")
     p.add_argument("--laws", default=None, metavar="N-M",
@@ -58,7 +64,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="index directory (default build/index; rebuilt when stale)")
 
 
-def format_people(results: list[dict[str, Any]]) -> str:
+def format_people(results: list[dict[str, Any]], explain: bool = False) -> str:
     """Numbered lines: work citation · title · (the clause it stands under) · snippet (tags
     removed) [= the twin clause]."""
     from kb.search.snippet import plain_snippet
@@ -82,7 +88,30 @@ def format_people(results: list[dict[str, Any]]) -> str:
             parts.append(snippet)
         twins = ", ".join(f"{t['work']} {t['citation']}".strip() for t in r.get("twins") or [])
         lines.append(f"{i}. " + " · ".join(parts) + (f" [= {twins}]" if twins else ""))
+        if explain:
+            lines.append(format_explain(r))
     return "\n".join(lines)
+
+
+def format_explain(r: dict[str, Any]) -> str:
+    """One indented line: how result r was scored (SearchEngine.explain)."""
+    x = r.get("explain")
+    head = f"   = {r['score']:g} placed by {r.get('placed', 'score')}"
+    if not x:
+        return head + " (no word of the question scored it)"
+    words = []
+    for g in x["groups"]:
+        if not g.get("string"):
+            words.append(f"{g['group']} 0")
+            continue
+        fields = ", ".join(f"{f} {v:.2f}" for f, v in g["fields"].items())
+        grams = f", grams {g['grams']:.2f}" if g["grams"] else ""
+        alt = f"={g['string']}" if g["string"] != g["group"] else ""
+        weight = f" ×{g['weight']:g}" if g["weight"] != 1 else ""
+        words.append(f"{g['group']}{alt}{weight} {g['score']:.2f} ({fields}{grams})")
+    return (f"{head}: " + " + ".join(words) + f" + question grams {x['query_grams']:.2f}"
+            f"; × family {x['family']:g} × title {x['title']:g} × coverage {x['coverage']:.3f}"
+            f" (share {x['share']:.3f}) = {x['score']:.4f}")
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None,
@@ -111,7 +140,7 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
         # a question that may concern a matter not held (Law 16's hesitation) is told so first
         said = answer["not_held"]["text"] if answer["not_held"] else ""
         if answer["results"]:
-            return (said + "\n" if said else "") + format_people(answer["results"])
+            return (said + "\n" if said else "") + format_people(answer["results"], args.explain)
         # found nothing (Law 16): say what is here, so that a director knows where not to look
         return "no results. " + coverage() + (" " + said if said else "")
 
@@ -119,6 +148,8 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
         if not clean_query(query).strip():       # undecodable bytes are named first
             raise KbError("查询为空：请给出要查的词或条款号（如 明手、45C4(b)），或 - 从标准输入逐行读取")
         answer = engine.answer(query, **opts)
+        if args.explain and answer["results"]:      # the same results, each taken apart
+            answer["results"] = engine.explain(query, **opts)
         stdout.write((json.dumps(answer, ensure_ascii=False) if args.json else format_answer(answer)) + "\n")
         return 0
 
@@ -128,6 +159,8 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None,
         bad = False
         try:
             answer = engine.answer(line, **opts)
+            if args.explain and answer["results"]:
+                answer["results"] = engine.explain(line, **opts)
         except KbError as exc:
             print_error(PROG, f"标准输入第 {lineno} 行：{exc}", stderr)
             answer, status, bad = {"results": [], "not_held": None}, 2, True

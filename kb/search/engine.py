@@ -27,6 +27,7 @@ from kb.search.index import IndexData, open_index
 from kb.search.outside import claimed, concerns, not_held
 from kb.search.parse import GENERIC_WEIGHT, PHRASE_FEW, Group, ParsedQuery, QueryParser, clean_query, unquoted
 from kb.search.rank import CACHE_SIZE, LRU, Ranker
+from kb.search.ranking import Weights
 from kb.search.schema import bare_heading
 from kb.search.snippet import highlight, normal_form, shown_text, under
 from kb.search.synonyms import Synonyms, load_synonyms
@@ -62,7 +63,7 @@ class SearchEngine:
     """An opened index: documents, ranker, parser (one per process is plenty)."""
 
     def __init__(self, data: IndexData, synonyms: Synonyms | None = None,
-                 cache_size: int = CACHE_SIZE):
+                 cache_size: int = CACHE_SIZE, weights: Weights | None = None):
         self.docs = data.docs
         self.meta = data.meta
         self.by_id = {d["id"]: n for n, d in enumerate(self.docs)}
@@ -83,7 +84,7 @@ class SearchEngine:
             if m is not None:
                 self.twin[n] = m
         self.ranker = Ranker(self.docs, data.lexicon, cache_size,
-                             [works.family(d["work"]) for d in self.docs], self.twin)
+                             [works.family(d["work"]) for d in self.docs], self.twin, weights)
         syn = (synonyms or load_synonyms()).with_mined(data.mined)
         self.parser = QueryParser(data.lexicon, syn, self.ranker.known, works.game_names(), works.query_names())
         self._parsed: LRU[tuple[str, str | None], ParsedQuery] = LRU(cache_size)
@@ -129,13 +130,7 @@ class SearchEngine:
             work = work or parsed.work
             lead = lead or parsed.work
 
-        def filtered(n: int) -> bool:
-            d = self.docs[n]
-            if work and d["work"] != work:
-                return False
-            return not law_range or (d["law"] is not None and law_range[0] <= d["law"] <= law_range[1])
-
-        allowed = filtered if work or law_range else None
+        allowed = self._allowed(work, law_range)
         ranked = self._fold_twins(self._ranked(parsed, allowed, self._depth(parsed, limit)), limit, allowed, lead)
         if len(ranked) < PHRASE_FEW and any(g.required for g in parsed.groups):
             # A quoted phrase few clauses hold as typed is most often words quoted as they were said
@@ -146,6 +141,18 @@ class SearchEngine:
             placed = {m for n, _ in ranked for m in (n, self.twin.get(n)) if m is not None}
             ranked += [(n, s) for n, s in more if n not in placed and self.twin.get(n) not in placed]
         return [self._result(n, score, parsed) for n, score in ranked[:limit]]
+
+    def _allowed(self, work: str | None, law_range: tuple[int, int] | None) -> Callable[[int], bool] | None:
+        """The filter of a search limited to one book or to a range of laws (None: not limited)."""
+        if not work and not law_range:
+            return None
+
+        def filtered(n: int) -> bool:
+            d = self.docs[n]
+            if work and d["work"] != work:
+                return False
+            return not law_range or (d["law"] is not None and law_range[0] <= d["law"] <= law_range[1])
+        return filtered
 
     def answer(self, q: str, *, limit: int = 10, work: str | None = None,
                law_range: tuple[int, int] | None = None,
@@ -165,6 +172,42 @@ class SearchEngine:
         if weak:
             results = []
         return {"results": results, "not_held": not_held(matters, bool(results), weak, parsed.script)}
+
+    def explain(self, q: str, *, limit: int = 10, work: str | None = None,
+                law_range: tuple[int, int] | None = None, script: str | None = None,
+                lead: str | None = None) -> list[dict[str, Any]]:
+        """The search's results, each with ``explain``: its score taken apart by the ranking's
+        features (Ranker.explain: each word's part by field, the character channel, the
+        question's grams, the family, title and coverage factors) and ``placed``: the rule of
+        the domain that put it where it is, if one did ("cited": the question cites it or a
+        clause above it; "defines": it defines the term asked; "under heading": it stands under
+        the bare heading the ranking put first; "phrase": its words, after the clauses holding
+        a quoted phrase as typed), else "score"."""
+        results = self.search(q, limit=limit, work=work, law_range=law_range, script=script, lead=lead)
+        parsed = self.parse(clean_query(q), script)
+        if parsed.work in self.works:
+            work = work or parsed.work
+        trace: dict[str, Any] = {}
+        if parsed.groups:
+            self.ranker.rank(parsed.groups, self._allowed(work, law_range), parsed.text, None, parsed.family, trace)
+        cited = self._cited(parsed.cites) if parsed.cites else set()
+        defining = [parsed.defines] if parsed.defines else (
+            parsed.groups[0].strings() if len(parsed.groups) == 1 and not parsed.groups[0].required else [])
+        for r in results:
+            n = self.by_id[r["id"]]
+            unit = [n] + ([self.twin[n]] if n in self.twin else [])
+            m = max(unit, key=lambda k: trace["scores"].get(k, -1.0)) if trace else n
+            r["explain"] = self.ranker.explain(m, trace) if trace and m in trace["scores"] else None
+            if any(k in cited for k in unit):
+                placed = "cited"
+            elif any(t and self._defines(k, t) for k in unit for t in defining):
+                placed = "defines"
+            elif r["explain"] is not None and abs(r["explain"]["score"] - r["score"]) <= 1e-3 * max(1.0, r["score"]):
+                placed = "score"
+            else:
+                placed = "phrase" if any(g.required for g in parsed.groups) else "under heading"
+            r["placed"] = placed
+        return results
 
     def weak(self, parsed: ParsedQuery, ids: list[str], matters: list[Any], q: str = "") -> bool:
         """Whether none of the results ``ids`` covers WEAK_COVERAGE of the question (a question

@@ -292,8 +292,19 @@ def _unprefixed(w: str) -> str:
 
 
 def unquoted(q: str) -> str:
-    """The query with its quotation marks taken out: quoted words become ordinary words."""
-    return "".join(" " if ch in _QUOTES else ch for ch in q)
+    """The query with its quotation marks taken out: quoted words become ordinary words. A mark
+    between two Chinese characters goes (庄家只说“草花”没说几 reads as typed without them: the
+    question's bigrams across the marks count); any other becomes a space."""
+    chars = list(q)
+    out = []
+    for i, ch in enumerate(chars):
+        if ch not in _QUOTES:
+            out.append(ch)
+            continue
+        before = next((c for c in reversed(chars[:i]) if c not in _QUOTES), "")
+        after = next((c for c in chars[i + 1:] if c not in _QUOTES), "")
+        out.append("" if before and after and is_cjk(before) and is_cjk(after) else " ")
+    return "".join(out)
 
 
 # The query grammar under public names (mirrored by the site's browser engine).

@@ -10,19 +10,20 @@ Two kinds of evidence for each query group (a word and the strings that count as
 
 A group scores the best of its strings (times the string's weight), so synonyms widen a
 word without counting it twice. The two channels are added (the gram channel scaled by
-GRAM_WEIGHT; reciprocal-rank fusion, FUSION = "rrf", measured lower on the tuning set),
+gram_weight; reciprocal-rank fusion, FUSION = "rrf", measured lower on the tuning set),
 plus the bigrams of the query as typed. When the query's terms of the rules all belong
 to one family of rule books (胡 to mahjong, 明手 to bridge), clauses of the others are
-scaled down (DOMAIN_PENALTY); a query that names the game (麻将, bridge: parse.py) chooses the
-family itself, and the others are scaled down further (NAMED_PENALTY). Clauses are then scaled by the square of the share of groups (weighted by
-rarity; everyday words weigh less) each contains, a clause and its twin counting as one,
-a group in an ancestor's title counting too (CONTEXT_COVER); a group is contained when all
+scaled down (domain_penalty); a query that names the game (麻将, bridge: parse.py) chooses the
+family itself, and the others are scaled down further (named_penalty). Clauses are then
+scaled by the share of groups (to the power coverage_power; groups weighted by rarity; everyday words weigh less) each contains, a clause and its twin counting as one,
+a group in an ancestor's title counting too (context_cover); a group is contained when all
 its bigrams are in the clause (posting lists, no scan over the clauses). A clause whose own
 title holds every group the query matched (42 明手的权利 for dummy's rights) is what the query
-names: its score is raised by TITLE_BONUS (everyday words do not count). With a ``depth``,
+names: its score is raised by title_bonus (everyday words do not count). With a ``depth``,
 the coverage of a clause is worked out only while its raw score could still reach the first
 ``depth`` places (coverage only lowers a score): the cut changes no answer the engine shows.
-A quoted phrase must stand whole in the title, the text or a subject term.
+A quoted phrase must stand whole in the title, the text or a subject term. The weights named
+in lower case are kb/data/search/ranking.toml's (kb.search.ranking).
 
 Every cache is an LRU with a size, except the BM25 weights of the index's own terms, which
 are bounded by the index: nothing grows with the number of distinct queries.
@@ -40,26 +41,19 @@ from typing import Any, Generic, TypeVar
 from kb.search.analysis import Analysis, analyze, search_form
 from kb.search.lexicon import Lexicon
 from kb.search.parse import GENERIC_WEIGHT, Group
+from kb.search.ranking import WORD_FIELD_NAMES, Weights, default_weights
 
-K1 = 1.2
-B = 0.9
-WORD_FIELDS = {"title": 2.5, "text": 1.0, "context": 0.4, "subjects": 1.5, "questions": 1.0, "english": 2.0}
+# The weights (BM25's k1 and b, each field's boost, the channels' weights, the factors below) are
+# data: kb/data/search/ranking.toml, read by kb.search.ranking, learned by bench/learn_ranking.py.
+# What each does is said where it is used below; a Ranker takes its own (``weights``) or the file's.
+WORD_FIELDS = WORD_FIELD_NAMES
 # The records' English phrases are read for a query word typed in English only: a Chinese word's
 # English synonyms there would count again what the word itself finds in the Chinese text.
 ENGLISH_FIELD = "english"
-GRAM_WEIGHT = 0.3
-QUERY_GRAM_WEIGHT = 0.15  # the bigrams of the query as typed (across its words), as one more group
-COVERAGE_POWER = 2.0
 STRICT_TIER = False
 UNIT_EVIDENCE = True      # coverage counts a clause's twin's words too
-TITLE_BONUS = 1.2         # score factor of a clause whose own title holds every group the query matched
-                          # (groups of everyday words, weighted GENERIC_WEIGHT, aside)
-DOMAIN_SHARE = 0.95       # a group all (this share) of whose clauses are in one family of works votes for it
-DOMAIN_PENALTY = 0.3      # score factor of clauses outside the family the query's words point to
-NAMED_PENALTY = 0.05      # score factor of clauses outside the family the query names (麻将, bridge)
 CACHE_SIZE = 4096
-CONTEXT_COVER = 1.0       # share of a group's coverage weight a clause gets from its ancestors' titles alone
-FUSION = "sum"            # "sum": word + GRAM_WEIGHT * gram scores; "rrf": reciprocal-rank fusion
+FUSION = "sum"            # "sum": word + gram_weight * gram scores; "rrf": reciprocal-rank fusion
 RRF_K = 60
 RRF_GRAM = 1.0            # weight of the character channel in reciprocal-rank fusion
 
@@ -111,7 +105,9 @@ class Ranker:
     """Posting lists of every field, and BM25 scores read from them."""
 
     def __init__(self, docs: list[dict[str, Any]], lex: Lexicon, cache_size: int = CACHE_SIZE,
-                 family: list[str] | None = None, twin: dict[int, int] | None = None):
+                 family: list[str] | None = None, twin: dict[int, int] | None = None,
+                 weights: Weights | None = None):
+        self.w = w = weights or default_weights()
         self.lex = lex
         self.docs = docs
         self._texts: list[str] | None = None   # search form of title, text and subjects (for phrases)
@@ -137,7 +133,7 @@ class Ranker:
             self.dl[f] = lengths
             self.avgdl[f] = max(1.0, sum(lengths) / self.n)
         # BM25's length normalisation of each clause in each field
-        self.norm = {f: [K1 * (1 - B + B * n / self.avgdl[f]) for n in self.dl[f]] for f in self.post}
+        self.norm = {f: [w.k1 * (1 - w.b + w.b * n / self.avgdl[f]) for n in self.dl[f]] for f in self.post}
         self._bm25: dict[str, dict[str, dict[int, float]]] = {f: {} for f in self.post}  # index terms only
         self._words: LRU[tuple[str, bool], dict[int, float]] = LRU(cache_size)
         self._grams: LRU[str, dict[int, float]] = LRU(cache_size)
@@ -208,7 +204,8 @@ class Ranker:
             return _EMPTY
         idf = math.log(1.0 + (self.n - len(rows) + 0.5) / (len(rows) + 0.5))
         norm = self.norm[field]
-        got = {d: idf * tf * (K1 + 1) / (tf + norm[d]) for d, tf in rows.items()}
+        k1 = self.w.k1
+        got = {d: idf * tf * (k1 + 1) / (tf + norm[d]) for d, tf in rows.items()}
         cache[term] = got
         return got
 
@@ -225,7 +222,7 @@ class Ranker:
         have: defaultdict[int, int] = defaultdict(int)
         for w in words:
             seen: set[int] = set()
-            for f, boost in WORD_FIELDS.items():
+            for f, boost in self.w.word_fields.items():
                 if f == ENGLISH_FIELD and not english:
                     continue
                 for d, sc in self.bm25(f, w).items():
@@ -260,9 +257,9 @@ class Ranker:
             per: defaultdict[int, float] = defaultdict(float)
             for d, sc in self.word_scores(s, g.english).items():
                 per[d] += sc
-            if GRAM_WEIGHT:
+            if self.w.gram_weight:
                 for d, sc in self.gram_scores(s).items():
-                    per[d] += GRAM_WEIGHT * sc
+                    per[d] += self.w.gram_weight * sc
             for d, sc in per.items():
                 sc *= weight
                 if sc > best.get(d, 0.0):
@@ -287,7 +284,7 @@ class Ranker:
                 gram[d] += sc
         if text:
             for d, sc in self.gram_scores(text).items():
-                gram[d] += QUERY_GRAM_WEIGHT * sc
+                gram[d] += self.w.query_gram_weight * sc
         out: defaultdict[int, float] = defaultdict(float)
         for channel, w in ((word, 1.0), (gram, RRF_GRAM)):
             for r, (d, _) in enumerate(sorted(channel.items(), key=lambda x: (-x[1], x[0]))):
@@ -393,12 +390,14 @@ class Ranker:
         for d in docs:
             count[self.family[d]] += 1
         fam, n = max(count.items(), key=lambda x: x[1])
-        return fam if n >= DOMAIN_SHARE * len(docs) else None
+        return fam if n >= self.w.domain_share * len(docs) else None
 
     def rank(self, groups: list[Group], allowed: Callable[[int], bool] | None = None,
-             text: str = "", depth: int | None = None, family: str | None = None) -> list[tuple[int, float]]:
+             text: str = "", depth: int | None = None, family: str | None = None,
+             trace: dict[str, Any] | None = None) -> list[tuple[int, float]]:
         """Clauses matching the groups, best first (see the module docstring); with ``depth``,
-        the first ``depth`` alone, exactly;
+        the first ``depth`` alone, exactly; ``trace``, if given, gets what ``explain`` needs to
+        take a clause's score apart;
         ``family``: the family of books the query names (桥牌), instead of the one its words vote for."""
         required = [g for g in groups if g.required]
         optional = [g for g in groups if not g.required]
@@ -415,13 +414,13 @@ class Ranker:
                 get = scores.get
                 for d, sc in gs.items():
                     scores[d] = get(d, 0.0) + sc
-            if text and QUERY_GRAM_WEIGHT and optional:
+            if text and self.w.query_gram_weight and optional:
                 every = len(optional) > 1
                 for d, sc in self.gram_scores(text).items():
                     if every:
-                        scores[d] = scores.get(d, 0.0) + QUERY_GRAM_WEIGHT * sc
+                        scores[d] = scores.get(d, 0.0) + self.w.query_gram_weight * sc
                     elif d in scores:
-                        scores[d] += QUERY_GRAM_WEIGHT * sc
+                        scores[d] += self.w.query_gram_weight * sc
         if allowed is not None:
             scores = {d: s for d, s in scores.items() if allowed(d)}
         for g in required:   # a quoted phrase stands as typed in the title, the text or a subject term
@@ -433,7 +432,7 @@ class Ranker:
         fam = family if named else self.query_family(optional)
         if fam is not None:
             outside = self._outside[fam]
-            penalty = NAMED_PENALTY if named else DOMAIN_PENALTY
+            penalty = self.w.named_penalty if named else self.w.domain_penalty
             for d in (outside.intersection(scores) if len(outside) < len(scores)
                       else [d for d in scores if d in outside]):
                 scores[d] *= penalty
@@ -441,23 +440,71 @@ class Ranker:
         # a group weighs in the coverage if some matched clause holds it
         weights = [g.weight * self.rarity(g) if not c.isdisjoint(scores) else 0.0
                    for g, c in zip(optional, covers)]
-        if TITLE_BONUS != 1.0:
+        titled_docs: frozenset[int] = frozenset()
+        if self.w.title_bonus != 1.0:
             # a clause titled with every group the query matched is what the query names
             # (everyday words aside: 有 in 有限制的权利 does not make it the clause 明手有什么权利 names)
             titled = [self.title_docs(g) for g, w in zip(optional, weights) if w and g.weight > GENERIC_WEIGHT]
             if titled:
-                for d in frozenset.intersection(*titled).intersection(scores):
-                    scores[d] *= TITLE_BONUS
+                titled_docs = frozenset.intersection(*titled).intersection(scores)
+                for d in titled_docs:
+                    scores[d] *= self.w.title_bonus
         total = sum(weights)
         held = [self._held_by(g, w, c) for g, w, c in zip(optional, weights, covers) if w]
+        if trace is not None:
+            trace.update(groups=groups, text=text, scores=scores, family=fam,
+                         penalty=(self.w.named_penalty if named else self.w.domain_penalty) if fam else 1.0,
+                         outside=self._outside[fam] if fam is not None else frozenset(),
+                         titled=titled_docs, held=held, total=total,
+                         query_grams=bool(text and self.w.query_gram_weight and optional),
+                         every=len(optional) > 1,
+                         weights=[(g.label, w) for g, w in zip(optional, weights)])
         if depth is None or STRICT_TIER:
             return self._covered(scores, held, total)
         return self._best(scores, held, total, depth)
 
+    def parts(self, g: Group, d: int) -> dict[str, Any]:
+        """Group g's score of clause d taken apart: the string that scored best, its weight, each
+        word field's BM25 times the field's boost, and the character channel (what
+        ``group_scores`` adds, term by term)."""
+        best: dict[str, Any] = {"string": None, "score": 0.0}
+        for s, weight in g.alts:
+            fields: dict[str, float] = {}
+            words = list(dict.fromkeys(w for w, _, _ in self.analysis(s).words))
+            if d in self.word_scores(s, g.english):
+                for w in words:
+                    for f, boost in self.w.word_fields.items():
+                        if f == ENGLISH_FIELD and not g.english:
+                            continue
+                        sc = self.bm25(f, w).get(d)
+                        if sc:
+                            fields[f] = fields.get(f, 0.0) + boost * sc
+            gram = self.w.gram_weight * self.gram_scores(s).get(d, 0.0) if self.w.gram_weight else 0.0
+            score = (sum(fields.values()) + gram) * weight
+            if score > best["score"]:
+                best = {"string": s, "weight": weight, "fields": fields, "grams": gram, "score": score}
+        return best
+
+    def explain(self, d: int, trace: dict[str, Any]) -> dict[str, Any]:
+        """Clause d's score as ``rank`` (which filled ``trace``) made it: each group's part, the
+        question's grams, the family factor, the title bonus and the coverage factor; ``score``
+        is their product, as the ranking has it."""
+        groups = [{"group": g.label, **self.parts(g, d)} for g in trace["groups"]]
+        base = sum(g["score"] for g in groups)
+        qgram = 0.0
+        if trace["query_grams"] and (trace["every"] or base):
+            qgram = self.w.query_gram_weight * self.gram_scores(trace["text"]).get(d, 0.0)
+        family = trace["penalty"] if d in trace["outside"] else 1.0
+        title = self.w.title_bonus if d in trace["titled"] else 1.0
+        share = self._shares(trace["held"], trace["total"])(d)
+        coverage = share ** self.w.coverage_power
+        return {"groups": groups, "query_grams": qgram, "family": family, "title": title,
+                "share": share, "coverage": coverage, "score": (base + qgram) * family * title * coverage}
+
     def _held_by(self, g: Group, w: float, c: frozenset[int]) -> Held:
         """What a clause gets of group g's weight w: all of it if it holds g (is in ``c``), else
-        CONTEXT_COVER of it if an ancestor's title does; and each clause's case (2, 1 or 0) as bytes."""
-        part = CONTEXT_COVER * w
+        context_cover of it if an ancestor's title does; and each clause's case (2, 1 or 0) as bytes."""
+        part = self.w.context_cover * w
         return w, part, self._holding.get((g.english, tuple(g.strings())), partial(self._make_holding, g, c, part))
 
     def _make_holding(self, g: Group, c: frozenset[int], part: float) -> bytes:
@@ -499,14 +546,14 @@ class Ranker:
         next raw score is below the depth-th final score kept so far (no later clause can place)."""
         order = sorted(scores, key=scores.__getitem__, reverse=True)
         share = self._shares(held, total)
-        kept = [(scores[d] * share(d) ** COVERAGE_POWER, -d) for d in order[:depth]]
+        kept = [(scores[d] * share(d) ** self.w.coverage_power, -d) for d in order[:depth]]
         heapq.heapify(kept)   # the best (final score, -clause) so far, the least first
         floor = kept[0][0] if len(kept) == depth else 0.0
         for d in order[depth:]:
             raw = scores[d]
             if raw < floor:
                 break
-            key = (raw * share(d) ** COVERAGE_POWER, -d)
+            key = (raw * share(d) ** self.w.coverage_power, -d)
             if key > kept[0]:
                 heapq.heapreplace(kept, key)
                 floor = kept[0][0]
@@ -520,15 +567,15 @@ class Ranker:
         for d, score in scores.items():
             share = shares(d)
             tier = share >= 1.0 - 1e-9 if STRICT_TIER else True
-            keyed.append((tier, score * share ** COVERAGE_POWER, -d))
+            keyed.append((tier, score * share ** self.w.coverage_power, -d))
         keyed.sort(reverse=True)
         return [(-neg, score) for _, score, neg in keyed]
 
 
-# The ranking constants in one place (mirrored by the site's browser engine).
-RANKING = {"k1": K1, "b": B, "wordFields": WORD_FIELDS, "gramWeight": GRAM_WEIGHT,
-           "queryGramWeight": QUERY_GRAM_WEIGHT, "coveragePower": COVERAGE_POWER,
-           "strictTier": STRICT_TIER, "unitEvidence": UNIT_EVIDENCE, "domainShare": DOMAIN_SHARE,
-           "domainPenalty": DOMAIN_PENALTY, "namedPenalty": NAMED_PENALTY, "fusion": FUSION,
-           "contextCover": CONTEXT_COVER, "titleBonus": TITLE_BONUS,
-           "englishField": ENGLISH_FIELD}
+def ranking_meta(weights: Weights | None = None) -> dict[str, Any]:
+    """What the site's browser engine ranks by: the weights (ranking.toml) and the switches above."""
+    return {**(weights or default_weights()).meta(), "strictTier": STRICT_TIER, "unitEvidence": UNIT_EVIDENCE,
+            "fusion": FUSION, "englishField": ENGLISH_FIELD}
+
+
+RANKING = ranking_meta()
