@@ -17,6 +17,20 @@
     return (code >= 0x4E00 && code <= 0x9FFF) || (code >= 0x3400 && code <= 0x4DBF) ||
       (code >= 0xF900 && code <= 0xFAFF) || (code >= 0xD840 && code <= 0xD87E);
   }
+  // parse.py unquoted: the quotation marks taken out, one between two Chinese characters
+  // dropped, any other a space
+  function unquoted(q, quotes) {
+    var chars = Array.from(q), out = [];
+    function cjk(c) { return c !== undefined && isCJK(c.charCodeAt(0)); }
+    chars.forEach(function (ch, i) {
+      if (quotes.indexOf(ch) < 0) { out.push(ch); return; }
+      var b = i - 1, a = i + 1;
+      while (b >= 0 && quotes.indexOf(chars[b]) >= 0) b--;
+      while (a < chars.length && quotes.indexOf(chars[a]) >= 0) a++;
+      out.push(cjk(chars[b]) && cjk(chars[a]) ? "" : " ");
+    });
+    return out.join("");
+  }
   var ALNUM = /[\p{L}\p{N}]/u;
   var SPACE = /\s+/;
   var CONTROLS = /\p{C}/gu;  // strip_controls: every control, format, surrogate, private-use, unassigned
@@ -926,7 +940,7 @@
       var ranked = self.ranked(parsed, limit, work, lead), out = [];
       if (ranked.length < Q.phraseFew && parsed.groups.some(function (g) { return g.required; })) {
         // engine.py: a quoted phrase few clauses hold as typed: after them, its words as ordinary words
-        parsed = self.parse(Array.from(q).map(function (c) { return Q.quotes.indexOf(c) >= 0 ? " " : c; }).join(""));
+        parsed = self.parse(unquoted(q, Q.quotes));
         var placed = new Set();
         ranked.forEach(function (r) { placed.add(r[0]); if (r[0] in self.twin) placed.add(self.twin[r[0]]); });
         self.ranked(parsed, limit, work, lead).forEach(function (r) {
