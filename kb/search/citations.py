@@ -225,8 +225,10 @@ CODE_MARK = re.compile(r"(?<![0-9A-Za-z])2017(?![0-9])(?:\s*年)?(?:\s*版本?)?
 CODE_GAP = re.compile(r"[\s" + re.escape(LEADING) + r"]*")
 # a number after a marker that no citation pattern read: what was typed, to the next space
 CODE_ATTEMPT = re.compile(r"[\s" + re.escape(LEADING) + r"]*(?P<attempt>(?:第\s*)?(?:(?:laws?|l)\s*)?\d[^\s]*)", re.I)
-# after a marker, a law of one digit without 第 (2017版9条; the books' 9条 is a mahjong tile)
-CODE_SMALL_LAW = re.compile(r"[\s" + re.escape(LEADING) + r"]*(?P<num>[1-9])\s*[条條](?![0-9A-Za-z])")
+# after a marker, a law number the books' patterns do not read as one: of one digit without 第 (2017版9条;
+# the books' 9条 is a mahjong tile), or alone among other words (2017 27 2017 64)
+CODE_LAW = re.compile(r"[\s" + re.escape(LEADING) + r"]*(?:第\s*)?(?P<num>\d{1,2})(?:\s*[条條])?"
+                      r"(?=$|[\s,，、。;；:：?？!！)）])")
 
 
 def split_codes(query: str) -> tuple[list[Cite], list[tuple[int, int]], str]:
@@ -265,10 +267,10 @@ def split_codes(query: str) -> tuple[list[Cite], list[tuple[int, int]], str]:
             blank(a, b)
             blank(c.start, c.end)
             continue
-        small = CODE_SMALL_LAW.match(text, b)
-        if small is not None:
-            start, end = small.start("num"), small.end()
-            num = int(small.group("num"))
+        law = CODE_LAW.match(text, b)
+        if law is not None and 1 <= int(law.group("num")) <= MAX_LAW:
+            start, end = law.start("num"), law.end()
+            num = int(law.group("num"))
             codes.append(Cite(num, (str(num),), start, end, query[start:end]))
             blank(a, end)
             continue

@@ -154,11 +154,12 @@ def with_notes(held: dict[str, Any] | None, said: list[dict[str, Any]]) -> dict[
     return {**held, "text": text + held["text"], "codes": said}
 
 
-def site_texts(script: str) -> dict[str, str]:
-    """The notes' and labels' words in an edition's script, for the site's engine."""
+def site_texts(script: str) -> dict[str, Any]:
+    """The notes' and labels' words in an edition's script, and the scores, for the site's engine."""
     return {"nearest": ui_text(NOTICE_NEAREST, script), "none": ui_text(NOTICE_NONE, script),
             "unread": ui_text(NOTICE_UNREAD, script), "law": ui_text(LAW_LABEL, script),
-            "clause": ui_text(CLAUSE_LABEL, script), "label": ui_text(in_force_label(CODE), script), "code": CODE}
+            "clause": ui_text(CLAUSE_LABEL, script), "label": ui_text(in_force_label(CODE), script), "code": CODE,
+            "scores": [EXACT, BELOW, NEAREST]}
 
 
 def table_text() -> str:
