@@ -14,7 +14,9 @@ Data: ``kb/data/concordance/<work>.tsv`` (optional per work; where present it co
 of the work), ``id<TAB>citation<TAB>change<TAB>authority``: the 2017 citation compact as the records'
 ids are (27B1b; several separated by ``,``; empty exactly when removed or unmapped) and the
 authority (the 2017 page and words read, and the 1997 text read against). The codes are declared in
-``kb/data/concordance/codes.toml``.
+``kb/data/concordance/codes.toml``. The site shows each clause's entries in one line under it, and search
+answers a citation by the 2017 numbers with the records naming it, showing the same line
+(``in_force_text``; kb/search/inforce.py).
 """
 from __future__ import annotations
 
