@@ -14,7 +14,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "search_records.jsonl"
 FIELDS = ("id", "work", "citation", "level", "parent", "order", "law", "path",
-          "title_hans", "title_hant", "text_hans", "text_hant", "subjects", "questions", "english", "twin", "tai")
+          "title_hans", "title_hant", "text_hans", "text_hant", "subjects", "questions", "english", "twin", "tai",
+          "concordance")
 
 
 def projection(records: Path) -> str:

@@ -461,6 +461,38 @@ def test_a_question_about_a_law_not_held_says_so_with_its_results(static_site, p
         "此问可能涉及桥牌规则第6条（洗牌与发牌），本库未收录；本库所收的条款中没有与此问相符的。"
 
 
+def test_a_2017_citation_shows_its_clause_with_the_line_in_both_boxes(static_site, page):
+    """Issue 36 item 4: 2017 27B1(b) is mapped by no clause, 27B is: the search page leads with 27B, the
+    line under it as on its page, and the note; the header box of a Traditional page reads 新規則 27B."""
+    page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("2017 27B1b"))
+    assert top_ids(page)[0] == "cbr1999:27B"
+    first = page.locator("#kb-results li.kb-result").first
+    assert first.locator(".kb-result-in-force").inner_text() == "⚠ 2017 版：27B，规定有实质变化"
+    assert "kb-in-force-changed" in first.locator(".kb-result-in-force").get_attribute("class")
+    assert page.inner_text("#kb-status .kb-outside") == \
+        "本库所收的 1997 年版条款中没有直接对应「2017 版 27B1(b)」的；下列是对应「2017 版 27B」的条款。"
+    page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("27B1b"))       # the book's own 27B1(b)
+    assert top_ids(page)[0] == "cbr1999:27B1b" and page.locator("#kb-results .kb-result-in-force").count() == 0
+    page.goto(f"{static_site}/hant/cbr1999/law-45/")
+    page.fill(".kb-hsearch-input", "新規則 27B")
+    assert top_ids(page, ".kb-hsearch ol")[0] == "cbr1999:27B"
+    assert page.locator(".kb-hsearch ol .kb-result-in-force").first.inner_text() == "⚠ 2017 版：27B，規定有實質變化"
+    page.goto(f"{static_site}/hans/search/?q=" + urllib.parse.quote("2017版99条"))
+    assert top_ids(page) == []
+    assert page.inner_text("#kb-status .kb-outside").startswith("「2017版99条」不是 2017 年版规则的条款号")
+
+
+def test_the_api_answer_carries_the_2017_line_to_the_boxes(server, page):
+    page.goto(f"{server}/hans/search/?q=" + urllib.parse.quote("2017版27条"))
+    assert top_ids(page)[0] == "cbr1999:27"
+    assert page.locator("#kb-results .kb-result-in-force").first.inner_text() == "⚠ 2017 版：27，其下有规定变化"
+    page.goto(f"{server}/hans/twmj16/")
+    page.fill(".kb-hsearch-input", "2017 56")
+    page.wait_for_selector(".kb-hsearch ol[data-kb-state=done]", state="attached")
+    assert page.inner_text(".kb-hsearch-status .kb-outside").startswith(
+        "本库所收的 1997 年版条款中没有对应「2017 版第56条」的")
+
+
 def test_the_api_answer_carries_the_note_to_both_boxes(server, page):
     """Under kb serve the boxes show the API's answer: its note too (riichi mahjong is not here)."""
     page.goto(f"{server}/hans/search/?q=" + urllib.parse.quote("日本麻将立直的规则"))

@@ -49,7 +49,8 @@ KbEngine.open("idx/" + meta, load).then((e) => {
 
 
 # What the engine computes for each input: "cite" (citations), "analyze" (words, bigrams,
-# unigrams), "search" (results) or "answer" (the results' ids and the not-held note).
+# unigrams), "search" (results), "answer" (the results' ids and the not-held note), "full" (the
+# whole answer) or "codes" (the citations by the 2017 numbers).
 RUN = r"""
 const fs = require("fs"), path = require("path");
 const [engine, edition, what] = process.argv.slice(1);
@@ -65,6 +66,10 @@ KbEngine.open("idx/" + meta, load).then(async (e) => {
     } else if (what === "answer") {
       const a = await e.answer(q, { limit: 10 });
       out.push([a.results.map((r) => [r.id, r.score, r.twins.map((t) => t.id)]), a.not_held]);
+    } else if (what === "full") out.push(await e.answer(q, { limit: 10 }));
+    else if (what === "codes") {
+      const [c, spans, rest] = await e.complete(() => e.splitCodes(q), []);
+      out.push([c.map((x) => [x.law, x.path, x.start, x.end, x.text]), spans, rest]);
     } else out.push(await e.search(q, { limit: 10 }));
   }
   console.log(JSON.stringify(out));
@@ -82,7 +87,15 @@ QUERIES = ["罚张", "什么是罚张", "明手指出藏牌", "連莊拉莊", "�
            "桥牌里明手是什么意思", "麻将里说的牌面是什么意思", "麻将", "桥牌 麻将 罚则", "bridge dummy", "麻将 45C",
            "laws1997 16", "laws1997 47E2", "LAWS 1997 规则45", "1997版47条", "另一譯本 藏牌", "1999版 藏牌",
            "cbr1999 laws1997 45", "twmj16 字一色", "45", "47.E.2", "laws1997-45", "cbr1999:45", "Law 62 D 1",
-           "多摸了一张", "64B6", "43B2a", "Law 45 C 4 b", "45 c 4 b"]
+           "多摸了一张", "64B6", "43B2a", "Law 45 C 4 b", "45 c 4 b",
+           "2017 27B1b", "新規則 27B", "2017版27条", "2017版99条", "2017 43B3 明手"]
+# Issue 36 item 4: citations by the 2017 numbers, every form, both scripts, none held, unreadable
+CODE_QUERIES = ["2017 27B1b", "2017版27条", "2017年版第27条B款", "新规则 27B", "新版 64A", "Law 27B1(b) 2017",
+                "2017 Laws 27B1b", "2017版第27條", "新規則 27B", "2017年版第27條B款", "２０１７版 第６４條", "2017 27D",
+                "2017 63B", "2017 45C4b", "laws1997 2017 45C4b", "新规则 47F2", "2017 43B3", "2017 17D3", "2017版第5条",
+                "2017 Law 1", "2017版9条", "2017 56", "2017版99条", "2017 27Z", "新规则 94", "新版 27Z1",
+                "新规则 27B 叫品不足", "2017 27 2017 64", "2017年 改了什么", "第2017条", "27B1b", "63B",
+                "2017版第16条 犹豫", "桥牌 2017 45C"]
 
 
 @pytest.fixture(scope="module")
@@ -152,6 +165,32 @@ def test_the_note_on_what_no_book_holds_is_the_servers(built, site, edition):
         assert note == want["not_held"], q
         assert results == [[r["id"], r["score"], [t["id"] for t in r["twins"]]] for r in want["results"]], q
     assert all(note for _, note in got[:len(outside_questions())])
+
+
+def test_2017_citations_are_read_as_the_server_reads_them(site):
+    from kb.search.citations import split_codes
+
+    got = run_node(site, CODE_QUERIES + FORMS, "codes")
+    for q, (cites, spans, rest) in zip(CODE_QUERIES + FORMS, got):
+        want_cites, want_spans, want_rest = split_codes(q)
+        assert cites == [[c.law, list(c.path), c.start, c.end, c.text] for c in want_cites], q
+        assert spans == [list(x) for x in want_spans] and rest == want_rest, q
+
+
+@pytest.mark.parametrize("edition", ["hans", "hant"])
+def test_2017_citations_are_answered_as_the_server_answers(built, site, edition):
+    """The same clauses first, with the same line under each, and the same note, in both editions."""
+    from kb.search.engine import SearchEngine
+    engine = SearchEngine.open(built / "records.jsonl", built / "index")
+    got = run_node(site, CODE_QUERIES, "full", edition)
+    for q, answer in zip(CODE_QUERIES, got):
+        want = engine.answer(q, limit=10, script=edition)
+        assert [(r["id"], r["score"], [t["id"] for t in r["twins"]], r.get("in_force")) for r in answer["results"]] == \
+            [(r["id"], r["score"], [t["id"] for t in r["twins"]], r.get("in_force")) for r in want["results"]], q
+        assert answer["not_held"] == want["not_held"], q
+    firsts = {q: a["results"][0]["id"] for q, a in zip(CODE_QUERIES, got) if a["results"]}
+    assert firsts["2017 27B1b"] == firsts["新規則 27B"] == "cbr1999:27B" and firsts["2017版第27條"] == "cbr1999:27"
+    assert all(a["results"][0].get("in_force") for q, a in zip(CODE_QUERIES, got) if q.startswith("2017 2") and a["results"])
 
 
 def test_the_definition_patterns_are_the_engines():

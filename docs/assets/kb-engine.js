@@ -4,7 +4,8 @@
 // KbEngine.open(metaPath, load) takes a loader that returns a Promise of a chunk's data given
 // its path relative to the edition root. engine.search(q, opts) gives the results;
 // engine.answer(q, opts) the answer the API gives, {results, not_held} (what no book holds:
-// kb/search/outside.py, its table in meta.outside).
+// kb/search/outside.py, its table in meta.outside; a citation by the 2017 numbers: kb/search/inforce.py,
+// its map in meta.codeMap, its notes in meta.codeNotes).
 //
 // Every step is synchronous over the chunks loaded so far; a look-up in a chunk not yet
 // loaded (a lexicon shard, a postings shard, a display block) records the chunk and answers
@@ -79,6 +80,8 @@
     this.countedRe = new RegExp(this.Q.counted[0], this.Q.counted[1] + "g");
     this.boardRe = new RegExp(this.Q.board[0], this.Q.board[1] + "g");
     this.definitionRes = this.Q.definition.map(function (p) { return new RegExp(p[0], p[1]); });
+    this.codeExact = {};   // inforce.CodeMap: a 2017 citation's pathkey -> the records naming it, in book order
+    (meta.codeMap || []).forEach(function (e) { self.codeExact[e[0]] = e[1]; });
     this.chunks = {};      // chunk name -> data, once loaded
     this.loading = {};     // chunk name -> Promise
   }
@@ -308,6 +311,55 @@
     }
     if (!found.size) return [null, q];
     return [found.size === 1 ? Array.from(found)[0] : null, out.join("")];
+  };
+  // citations.py split_codes: [the citations by the 2017 numbers, the spans of attempts at one that
+  // are none, the query with both and their markers blanked out] (the query itself without a marker)
+  Engine.prototype.splitCodes = function (q) {
+    var c = this.meta.citations, text = this.foldText(q), marks = [], m;
+    var re = new RegExp(c.codeMark[0], c.codeMark[1] + "g");
+    while ((m = re.exec(text)) !== null) {
+      if (m[0].length === 0) { re.lastIndex++; continue; }
+      marks.push([m.index, m.index + m[0].length]);
+    }
+    if (!marks.length) return [[], [], q];
+    var blanked = q.split("");
+    marks.forEach(function (mk) { for (var i = mk[0]; i < mk[1]; i++) blanked[i] = " "; });
+    var cites = this.splitCitations(blanked.join(""))[0], codes = [], attempts = [], out = q.split(""), used = new Set();
+    var gap = new RegExp("^(?:" + c.codeGap[0] + ")$", c.codeGap[1]);
+    function at(p, pos) { var r = new RegExp(p[0], p[1] + "y"); r.lastIndex = pos; return r.exec(text); }
+    function blank(a, b) { for (var i = a; i < b; i++) out[i] = " "; }
+    marks.forEach(function (mk) {
+      var a = mk[0], b = mk[1], k = -1, i;
+      for (i = 0; i < cites.length && k < 0; i++) {
+        if (!used.has(i) && cites[i].start >= b && gap.test(text.slice(b, cites[i].start))) k = i;
+      }
+      if (k < 0 && at(c.codeAttempt, b) === null) {   // Law 27B1(b) 2017: the citation before it
+        for (i = 0; i < cites.length && k < 0; i++) {
+          if (!used.has(i) && cites[i].end <= a && gap.test(text.slice(cites[i].end, a))) k = i;
+        }
+      }
+      if (k >= 0) {
+        used.add(k);
+        var x = cites[k];
+        codes.push({ law: x.law, path: x.path, start: x.start, end: x.end, text: x.text, work: null });
+        blank(a, b); blank(x.start, x.end);
+        return;
+      }
+      var law = at(c.codeLaw, b), num = law ? parseInt(law.groups.num, 10) : 0;
+      if (law && num >= 1 && num <= c.maxLaw) {   // 2017版9条, 2017 27 2017 64
+        var start = law.index + law[0].search(/[0-9]/), end = law.index + law[0].length;
+        codes.push({ law: num, path: [String(num)], start: start, end: end, text: q.slice(start, end), work: null });
+        blank(a, end);
+        return;
+      }
+      var attempt = at(c.codeAttempt, b);
+      if (attempt) {
+        attempts.push([a, attempt.index + attempt[0].length]);
+        blank(a, attempt.index + attempt[0].length);
+      }
+    });
+    codes.sort(function (x, y) { return x.start - y.start; });
+    return [codes, attempts, out.join("")];
   };
   function suffix(c) { return c.law === null ? c.path.join(".") : c.path.join(""); }
   function pathkey(path) { return path.map(function (p) { return p + "/"; }).join(""); }
@@ -648,7 +700,9 @@
   Engine.prototype.parse = function (q) {
     var self = this, Q = this.Q;
     var named1 = this.splitWork(q), work = named1[0];
-    var split = this.splitCitations(named1[1]), cites = split[0], rest = this.normalize(split[1]);
+    var coded = this.splitCodes(named1[1]), codes = coded[0];   // 2017 27B1b, 新规则 27B: the 2017 numbers
+    var unread = coded[1].map(function (sp) { return q.slice(sp[0], sp[1]); });
+    var split = this.splitCitations(coded[2]), cites = split[0], rest = this.normalize(split[1]);
     var groups = [], seen = new Set();
     rest = rest.replace(this.phraseRe, function () {
       var text = "";
@@ -685,7 +739,7 @@
     });
     // parse.py: a word naming the game chooses the family of books, unless the query has nothing else
     var games = Q.games, isGame = function (w) { return Object.prototype.hasOwnProperty.call(games, w); };
-    var asked = cites.length > 0 || groups.length > 0 || words.some(function (w) { return !self.stop.has(w) && !isGame(w); });
+    var asked = cites.length > 0 || groups.length > 0 || codes.length > 0 || words.some(function (w) { return !self.stop.has(w) && !isGame(w); });
     var named = new Set(asked ? words.filter(isGame).map(function (w) { return games[w]; }) : []);
     for (var i = 0; i < words.length; i++) {
       var w = words[i];
@@ -699,7 +753,7 @@
     }
     if (named.size) Object.keys(games).forEach(function (w) { if (!isAscii(w)) rest = rest.split(w).join(" "); });
     return { cites: cites, groups: groups, defines: defines, text: words1(rest).join(" "),
-             family: named.size === 1 ? Array.from(named)[0] : null, work: work };
+             family: named.size === 1 ? Array.from(named)[0] : null, work: work, codes: codes, unread: unread };
   };
 
   // --- display blocks ---------------------------------------------------------------------------
@@ -709,7 +763,8 @@
     var k = d % size, hans = blk.hans[String(k)];
     return { citation: blk.citation[k], title: blk.title[k], text: blk.text[k], url: blk.url[k],
              titleHans: hans ? hans[0] : blk.title[k], textHans: hans ? hans[1] : blk.text[k],
-             subjects: blk.subjects[k], tai: blk.tai[String(k)], under: blk.under ? blk.under[String(k)] : undefined };
+             subjects: blk.subjects[k], tai: blk.tai[String(k)], under: blk.under ? blk.under[String(k)] : undefined,
+             inForce: blk.inForce ? blk.inForce[String(k)] : undefined };
   };
   // rank.py phrase_text: the search form of title, text and subject terms (null until the block is loaded).
   Engine.prototype.phraseText = function (d) {
@@ -773,6 +828,76 @@
       part[0].forEach(function (d) {
         if (!seen.has(d) && allowed(d)) { seen.add(d); out.push([d, part[1]]); }
       });
+    });
+    return out;
+  };
+  // inforce.CodeMap.find: [[doc, score], …] a 2017 citation finds, and the citation above it they were
+  // found by (null when found by the citation itself or not found)
+  Engine.prototype.codeFind = function (c) {
+    var S = this.meta.codeNotes.scores, key = pathkey(c.path), hits = [];
+    (this.codeExact[key] || []).forEach(function (d) { hits.push([d, S[0]]); });
+    this.meta.codeMap.forEach(function (e) {
+      if (e[0] !== key && e[0].indexOf(key) === 0) e[1].forEach(function (d) { hits.push([d, S[1]]); });
+    });
+    if (hits.length) return [hits, null];
+    for (var k = c.path.length - 1; k > 0; k--) {
+      var docs = this.codeExact[pathkey(c.path.slice(0, k))];
+      if (docs && docs.length) return [docs.map(function (d) { return [d, S[2]]; }), c.path.slice(0, k)];
+    }
+    return [[], null];
+  };
+  // inforce.CodeMap.ranked: the records the citations find, each once (allowed by the filter)
+  Engine.prototype.codeRanked = function (cites, allowed) {
+    var out = [], seen = new Set(), self = this;
+    cites.forEach(function (c) {
+      self.codeFind(c)[0].forEach(function (h) {
+        if (!seen.has(h[0]) && (!allowed || allowed(h[0]))) { seen.add(h[0]); out.push(h); }
+      });
+    });
+    return out;
+  };
+  // engine.py _by_code: the clauses that became the 2017 citation, each with its concordance line (a
+  // twin leads only if it became it too), then what the query's other citations and words find
+  Engine.prototype.byCode = function (parsed, limit, work, lead) {
+    var self = this, m = this.meta;
+    function allowed(d) { return !work || m.works[m.work[d]] === work; }
+    var hits = this.codeRanked(parsed.codes, allowed), found = new Set(hits.map(function (h) { return h[0]; }));
+    var ranked = this.foldTwins(hits, limit, function (d) { return found.has(d); }, lead);
+    if (parsed.cites.length || parsed.groups.length) {
+      var placed = new Set();
+      ranked.forEach(function (r) { placed.add(r[0]); if (r[0] in self.twin) placed.add(self.twin[r[0]]); });
+      this.ranked(parsed, limit, work, lead).forEach(function (r) {
+        if (!placed.has(r[0]) && !(r[0] in self.twin && placed.has(self.twin[r[0]]))) ranked.push(r);
+      });
+    }
+    return ranked.slice(0, limit).map(function (r) {
+      var x = self.result(r[0], parsed, r[1]);
+      if (x && found.has(r[0])) { var s = self.shown(r[0]); if (s && s.inForce) x.in_force = s.inForce; }
+      return x;
+    });
+  };
+  // inforce.label: 2017 版第27条, 2017 版 27B1(b)
+  function shownPath(path) { return path.slice(0, 3).join("") + (path.length > 3 ? "(" + path.slice(3).join("") + ")" : ""); }
+  Engine.prototype.codeLabel = function (path) {
+    var T = this.meta.codeNotes;
+    return (path.length === 1 ? T.law : T.clause).replace("{label}", function () { return T.label; })
+      .replace("{law}", function () { return path[0]; }).replace("{cite}", function () { return shownPath(path); });
+  };
+  // inforce.notes: what the answer says of each 2017 citation not answered by itself, and of each attempt
+  Engine.prototype.codeNotes = function (parsed) {
+    var T = this.meta.codeNotes, self = this, out = [];
+    parsed.codes.forEach(function (c) {
+      var f = self.codeFind(c), hits = f[0], nearest = f[1], cite = self.codeLabel(c.path), text;
+      if (hits.length && nearest === null) return;
+      if (hits.length) {
+        var near = self.codeLabel(nearest);
+        text = T.nearest.replace("{cite}", function () { return cite; }).replace("{nearest}", function () { return near; });
+      } else text = T.none.replace("{cite}", function () { return cite; });
+      out.push({ code: T.code, asked: c.text, citation: c.path.join(""), nearest: nearest ? nearest.join("") : null, text: text });
+    });
+    parsed.unread.forEach(function (asked) {
+      out.push({ code: T.code, asked: asked, citation: null, nearest: null,
+                 text: T.unread.replace("{text}", function () { return asked; }) });
     });
     return out;
   };
@@ -933,10 +1058,11 @@
       .map(function (c) { return self.lexShard(c); }));
     return this.complete(function () {
       var parsed = self.parse(q);
-      if (!parsed.cites.length && !parsed.groups.length) return [];
+      if (!parsed.cites.length && !parsed.groups.length && !parsed.codes.length) return [];
       // engine.py: the book the question names (laws1997 47E2) is the one searched, and leads
       var named = parsed.work && self.works.indexOf(parsed.work) >= 0 ? parsed.work : null;
       work = work || named; lead = lead || named;
+      if (parsed.codes.length) return self.byCode(parsed, limit, work, lead);
       var ranked = self.ranked(parsed, limit, work, lead), out = [];
       if (ranked.length < Q.phraseFew && parsed.groups.some(function (g) { return g.required; })) {
         // engine.py: a quoted phrase few clauses hold as typed: after them, its words as ordinary words
@@ -995,7 +1121,7 @@
   // engine.py weak: does no result cover meta.weak.coverage of the question?
   Engine.prototype.weak = function (parsed, docs, matters, q) {
     var self = this, normal = this.normalize(q), best = 0;
-    if (parsed.cites.length && this.cited(parsed.cites).size) return false;
+    if (parsed.cites.length && this.cited(parsed.cites).size || parsed.codes.length && this.codeRanked(parsed.codes, null).length) return false;
     function claimed(label) {
       return matters.some(function (o) {
         return o[5].concat(o[6]).some(function (w) { return w.indexOf(label) >= 0 && found(w, normal); });
@@ -1031,7 +1157,14 @@
             weak = self.weak(parsed, first.slice(0, depth).map(function (r) { return self.byId[r.id]; }), matters, clean);
           }
           var shown = weak ? [] : results;
-          return { results: shown, not_held: notHeld(self.meta.outside, matters, shown.length > 0, weak) };
+          var held = notHeld(self.meta.outside, matters, shown.length > 0, weak), said = self.codeNotes(parsed);
+          // inforce.with_notes: a 2017 citation with no counterpart here, or one above it only: said first
+          if (said.length) {
+            var text = said.map(function (x) { return x.text; }).join("");
+            held = held === null ? { matters: [], weak: false, text: text, codes: said }
+              : Object.assign({}, held, { text: text + held.text, codes: said });
+          }
+          return { results: shown, not_held: held };
         });
       });
     });

@@ -224,7 +224,7 @@
       });
   }
 
-  // The answer {results: [{id, work, citation, title, snippet, url, twins, under}] best first,
+  // The answer {results: [{id, work, citation, title, snippet, url, twins, under, in_force}] best first,
   // not_held: {matters, weak, text} or null}; the API's when it answers (kb/search/engine.py answer).
   // ``lead``: the rule book whose clause leads a clause and its twin (the book being read).
   function search(q, work, limit, lead) {
@@ -284,6 +284,20 @@
       if (r.tai) head.appendChild(el("span", "kb-result-tai", String(r.tai) + "台"));
       if (labels["work-" + r.work]) head.appendChild(el("span", "kb-result-work", labels["work-" + r.work]));
       li.appendChild(head);
+      // found by its 2017 citation (2017 27B1b): the line under the clause on its page (kb/search/inforce.py)
+      var inForce = r.in_force && typeof r.in_force === "object" ? r.in_force : null;
+      if (inForce && inForce.text) {
+        var change = /^[a-z]+$/.test(String(inForce.change)) ? String(inForce.change) : "";
+        var line = el("p", "kb-result-in-force kb-in-force" + (change ? " kb-in-force-" + change : ""));
+        if (change === "changed") {   // marked as under the clause: the eye catches a changed rule
+          var mark = el("span", "kb-in-force-mark", "\u26a0");
+          mark.setAttribute("aria-hidden", "true");
+          line.appendChild(mark);
+          line.appendChild(document.createTextNode(" "));
+        }
+        line.appendChild(document.createTextNode(String(inForce.text)));
+        li.appendChild(line);
+      }
       // the clause it stands under, with its lead-in: 43B2(a) reads with 43B2's condition
       var up = r.under && typeof r.under === "object" ? r.under : null;
       if (up && up.citation) {

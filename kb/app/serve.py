@@ -65,6 +65,7 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from kb.core import works
 from kb.core.errors import KbError
 from kb.core.integrity import sha256_file
+from kb.ingest.concordance import CHANGES
 from kb.rules.inputs import MAX_INPUT, TOO_LARGE
 from kb.search.request import MAX_QUERY_CHARS, check_query
 from kb.site.lang import edition_for
@@ -612,7 +613,17 @@ def openapi_schema() -> dict[str, Any]:
                                  "matters": {"type": "array", "items": {"type": "object", "properties": {
                                      "matter": {"type": "string", "examples": ["16", "riichi"]},
                                      "law": {"type": ["integer", "null"]}, "title": {"type": "string"}}}},
-                                 "weak": {"type": "boolean"}, "text": {"type": "string"}}}}},
+                                 "weak": {"type": "boolean"}, "text": {"type": "string"},
+                                 "codes": {"type": "array", "description":
+                                           "present when the question cites the 2017 Laws (2017 27B1b) by a "
+                                           "citation no clause here answers itself: the nearest one above it "
+                                           "that one does, or none; or by a number that is no citation",
+                                           "items": {"type": "object", "properties": {
+                                               "code": {"type": "string", "examples": ["2017"]},
+                                               "asked": {"type": "string"},
+                                               "citation": {"type": ["string", "null"], "examples": ["27B1b"]},
+                                               "nearest": {"type": ["string", "null"], "examples": ["27B"]},
+                                               "text": {"type": "string"}}}}}}}},
             "Error": {"type": "object", "required": ["error"],
                       "properties": {"error": {"type": "string"}}},
             "Result": {"type": "object",
@@ -637,6 +648,16 @@ def openapi_schema() -> dict[str, Any]:
                                                     "title": {"type": "string"},
                                                     "name": {"type": "string", "examples": ["43B2 特别判罚"]},
                                                     "text": {"type": "string"}}},
+                           "in_force": {"type": "object", "required": ["code", "citations", "change", "text"],
+                                        "description": "present when the clause was found by a 2017 citation "
+                                                       "(2017 27B1b, 新规则 27B): what the 2017 Laws made of it, "
+                                                       "and the line shown under it on its page",
+                                        "properties": {"code": {"type": "string", "examples": ["2017"]},
+                                                       "citations": {"type": "array", "items": {"type": "string"},
+                                                                     "examples": [["27B1a"]]},
+                                                       "change": {"type": "string", "enum": list(CHANGES)},
+                                                       "text": {"type": "string",
+                                                                "examples": ["2017 版：27B1(a)，规定有实质变化"]}}},
                        }},
             "Record": {"type": "object", "required": ["id", "work", "citation", "level"],
                        "description": "a clause record (see kb/core/records.py)",

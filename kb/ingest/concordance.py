@@ -14,7 +14,9 @@ Data: ``kb/data/concordance/<work>.tsv`` (optional per work; where present it co
 of the work), ``id<TAB>citation<TAB>change<TAB>authority``: the 2017 citation compact as the records'
 ids are (27B1b; several separated by ``,``; empty exactly when removed or unmapped) and the
 authority (the 2017 page and words read, and the 1997 text read against). The codes are declared in
-``kb/data/concordance/codes.toml``.
+``kb/data/concordance/codes.toml``. The site shows each clause's entries in one line under it, and search
+answers a citation by the 2017 numbers with the records naming it, showing the same line
+(``in_force_text``; kb/search/inforce.py).
 """
 from __future__ import annotations
 
@@ -32,6 +34,11 @@ CHANGES = ("same", "reworded", "changed", "removed", "unmapped")
 UNCITED = ("removed", "unmapped")
 CODE = "2017"
 CITATION = re.compile(r"\d{1,2}(?:[A-Z](?:\d{1,2}[a-z]?)?)?")
+# How the code in force changed a clause, in words (Simplified): the one wording of the change
+# classes, said under each clause on the site and beside a search result found by its 2017 citation
+IN_FORCE_WORDS = {"same": "规定相同", "reworded": "规定相同，措辞或编号有变", "changed": "规定有实质变化",
+                  "removed": "已无此规定", "unmapped": "对应条款尚待核定"}
+HEADING_CHANGED = "其下有规定变化"   # a heading (no text of its own) whose class is that of a clause under it
 # An authority is plain text, shown as written in both editions' 出处 (no markup characters, no runs of spaces)
 UNPLAIN = re.compile(r"[\\`<>|~&{}]|\s\s")
 
@@ -113,3 +120,26 @@ def _entries(rid: str, cell: str, change: str, authority: str, where: str, mine:
 def display_citation(compact: str) -> str:
     """A compact citation as people write it: 27B1b -> 27B1(b), 45C -> 45C."""
     return re.sub(r"(\d[A-Z]\d{1,2})([a-z])$", r"\1(\2)", compact)
+
+
+def in_force_words(change: str, heading: bool = False) -> str:
+    """What the code in force made of a clause, in words (Simplified): 规定有实质变化; for a bare
+    heading (no text of its own, clauses under it) classed changed, 其下有规定变化."""
+    return HEADING_CHANGED if heading and change == "changed" else IN_FORCE_WORDS[change]
+
+
+def in_force_label(code: str) -> str:
+    """How a line names the code: 2017 版."""
+    return f"{code} 版"
+
+
+def in_force_text(entries: list[dict[str, str]], heading: bool = False) -> str:
+    """The line under a clause as plain text (Simplified), as the site shows it without its links:
+    2017 版：27B1(a)，规定有实质变化; 2017 版：已无此规定; "" for a clause with no entries."""
+    if not entries:
+        return ""
+    first = entries[0]
+    words = in_force_words(first["change"], heading)
+    cites = "、".join(display_citation(e["citation"]) for e in entries if e["citation"])
+    said = f"{cites}，{words}" if first["change"] not in UNCITED and cites else words
+    return f"{in_force_label(first['code'])}：{said}"

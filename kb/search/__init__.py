@@ -13,7 +13,8 @@ the build reads jieba's dictionary, and no process imports jieba (``Lexicon.cut_
 jieba's maximum-probability route).
 
 Modules, each importing only those before it: ``lexicon`` (segmenter dictionary),
-``analysis`` (folding, words, grams), ``citations``, ``synonyms``, ``schema`` (whoosh
+``analysis`` (folding, words, grams), ``citations``, ``inforce`` (2017 citations: the
+records that became them), ``synonyms``, ``schema`` (whoosh
 fields, jieba tokenizer), ``index`` (build/open), ``parse`` (query -> groups), ``rank``
 (BM25 channels, coverage), ``snippet``, ``engine`` (``SearchEngine``, ``search``),
 ``cli`` (``kb search``); ``query`` keeps the old names.
@@ -29,14 +30,16 @@ The contract with the static site's search (keep these four stable):
   ``phrases`` for multi-word English terms), and ``mined.json`` in the index for the pairs
   mined from the two translations;
 * ``parse_citation(query)`` / ``split_citations(query)``: the citations in a query;
-  ``split_work(query, work_names_pattern(names), names)``: the one book a query names.
+  ``split_work(query, work_names_pattern(names), names)``: the one book a query names;
+  ``split_codes(query)``: its citations by the 2017 numbers (2017 27B1b, 新规则 27B).
 
 What the site's browser engine (kb/site/static_search.py, docs/assets/kb-engine.js) mirrors
 is exported here too: ``fold`` and ``analyze`` (words, bigrams, unigrams; English words by
 their stem, ``IRREGULAR`` its table of past forms), ``load_mined``,
 the query grammar (``STOPWORDS``, ``QUESTION_PREFIXES``, ``NEGATION_FORMS``, ``NEGATORS``,
 ``PHRASE_RE``, ``COUNTED_RE``, ``BOARD_RE``, ``DEFINITION_RES`` ...), the citation grammar
-(``CITATION_PATTERNS`` ...), the ranking constants (``RANKING``) and the definition test's
+(``CITATION_PATTERNS`` ..., ``CODE_MARK`` ... for the 2017 numbers, whose map and notes are
+kb/search/inforce.py's), the ranking constants (``RANKING``) and the definition test's
 marks (``DEFINITION_MARKS``, ``DEFINITION_WINDOW``), and which clauses are bare headings
 (``bare_heading``, ``HEADING_WINDOW``), and when an answer's results are withheld as matching the
 question too little (``WEAK_COVERAGE``, ``WEAK_DEPTH``; the note itself: kb/search/outside.py).
@@ -64,6 +67,7 @@ _EXPORTS = {
     "split_work": "kb.search.citations",
     "work_names_pattern": "kb.search.citations",
     "Cite": "kb.search.citations",
+    "split_codes": "kb.search.citations",
     "main": "kb.search.cli",
     # mirrored by the site's browser engine (kb/site/static_search.py)
     "fold": "kb.search.analysis",
@@ -80,6 +84,10 @@ _EXPORTS = {
     "MAX_LAW": "kb.search.citations",
     "MAX_PATTERN": "kb.search.citations",
     "MIN_BARE_LAW": "kb.search.citations",
+    "CODE_MARK": "kb.search.citations",
+    "CODE_GAP": "kb.search.citations",
+    "CODE_ATTEMPT": "kb.search.citations",
+    "CODE_LAW": "kb.search.citations",
     "STOPWORDS": "kb.search.parse",
     "QUESTION_PREFIXES": "kb.search.parse",
     "NEGATION_FORMS": "kb.search.parse",

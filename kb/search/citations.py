@@ -213,6 +213,75 @@ def split_citations(query: str) -> tuple[list[Cite], str]:
     return cites, " ".join(rest.split())
 
 
+# A citation by the numbers of the code in force (the 2017 Laws: kb/data/concordance/codes.toml), not
+# the books' own: a marker just before it (2017 27B1b, 2017版27条, 2017年版第27条B款, 2017 Laws 27B1b,
+# 新规则 27B, 新版 64A; folded: 新規則, 第27條) or just after it (Law 27B1(b) 2017). A marker with no
+# citation beside it is an ordinary word (2017年 改了什么); one followed by a number that is no
+# citation (2017版99条, 2017 27Z) is an attempt at one, answered as such (kb/search/inforce.py).
+CODE_NAME = "2017"
+CODE_MARK = re.compile(r"(?<![0-9A-Za-z])2017(?![0-9])(?:\s*年)?(?:\s*版本?)?(?:\s*的)?(?:\s*(?:桥牌)?(?:规则|法则))?"
+                       r"|新(?:版本?(?:的)?(?:规则|法则)?|规则?|法则)")
+# what may stand between a marker and its citation
+CODE_GAP = re.compile(r"[\s" + re.escape(LEADING) + r"]*")
+# a number after a marker that no citation pattern read: what was typed, to the next space
+CODE_ATTEMPT = re.compile(r"[\s" + re.escape(LEADING) + r"]*(?P<attempt>(?:第\s*)?(?:(?:laws?|l)\s*)?\d[^\s]*)", re.I)
+# after a marker, a law number the books' patterns do not read as one: of one digit without 第 (2017版9条;
+# the books' 9条 is a mahjong tile), or alone among other words (2017 27 2017 64)
+CODE_LAW = re.compile(r"[\s" + re.escape(LEADING) + r"]*(?:第\s*)?(?P<num>\d{1,2})(?:\s*[条條])?"
+                      r"(?=$|[\s,，、。;；:：?？!！)）])")
+
+
+def split_codes(query: str) -> tuple[list[Cite], list[tuple[int, int]], str]:
+    """The citations ``query`` makes by the code in force's numbers (CODE_MARK), the spans of the
+    attempts at one that are no citation, and the query with both and their markers blanked out
+    (same length: the books' own citations are read from it next). A query without a marker
+    beside a citation or a number is returned as it is."""
+    text = fold(query)
+    marks = [(m.start(), m.end()) for m in CODE_MARK.finditer(text)]
+    if not marks:
+        return [], [], query
+    blanked = list(query)
+    for a, b in marks:
+        blanked[a:b] = " " * (b - a)
+    cites = split_citations("".join(blanked))[0]
+    codes: list[Cite] = []
+    attempts: list[tuple[int, int]] = []
+    out = list(query)
+    used: set[int] = set()
+
+    def blank(a: int, b: int) -> None:
+        out[a:b] = " " * (b - a)
+
+    for a, b in marks:
+        after = next((k for k, c in enumerate(cites) if k not in used and c.start >= b
+                      and CODE_GAP.fullmatch(text, b, c.start)), None)
+        before = None
+        if after is None and CODE_ATTEMPT.match(text, b) is None:
+            before = next((k for k, c in enumerate(cites) if k not in used and c.end <= a
+                           and CODE_GAP.fullmatch(text, c.end, a)), None)
+        k = after if after is not None else before
+        if k is not None:
+            used.add(k)
+            c = cites[k]
+            codes.append(Cite(c.law, c.path, c.start, c.end, c.text))
+            blank(a, b)
+            blank(c.start, c.end)
+            continue
+        law = CODE_LAW.match(text, b)
+        if law is not None and 1 <= int(law.group("num")) <= MAX_LAW:
+            start, end = law.start("num"), law.end()
+            num = int(law.group("num"))
+            codes.append(Cite(num, (str(num),), start, end, query[start:end]))
+            blank(a, end)
+            continue
+        m = CODE_ATTEMPT.match(text, b)
+        if m is not None:
+            attempts.append((a, m.end("attempt")))
+            blank(a, m.end("attempt"))
+    codes.sort(key=lambda c: c.start)
+    return codes, attempts, "".join(out)
+
+
 # The grammar under public names (mirrored by the site's browser engine).
 CITATION_PATTERNS = _PATTERNS
 CITATION_LEADING = LEADING

@@ -1,6 +1,7 @@
 """``kb search``: search the clause records from the command line.
 
-    kb search QUERY                  numbered list: citation · title · (what it stands under) · snippet [= twin]
+    kb search QUERY                  numbered list: citation · title · (what it stands under) · snippet [= twin];
+                                     found by a 2017 citation (2017 27B1b): its 2017 line after the title
     kb search --json QUERY           the answer as JSON: {"results": [...], "not_held": {...} or null}
     kb search --json -               one query per stdin line -> one JSON answer per line
     kb search --explain QUERY        each result's score taken apart by the ranking's features
@@ -80,6 +81,8 @@ def format_people(results: list[dict[str, Any]], explain: bool = False) -> str:
             parts.append(title + tai)
         else:
             parts[0] += tai
+        if r.get("in_force"):    # found by its 2017 citation: the line under it on the site
+            parts.append(r["in_force"]["text"])
         up = r.get("under")
         if up:        # the clause it stands under, and its lead-in: 43B2(a) with 43B2's condition
             parts.append(f"（{up['name']}" + (f"：{up['text']}" if up["text"] else "") + "）")

@@ -24,6 +24,7 @@ from kb.core.errors import KbError
 from kb.search.analysis import normalize
 from kb.search.citations import Cite
 from kb.search.index import IndexData, open_index
+from kb.search.inforce import CodeMap, line, notes, with_notes
 from kb.search.outside import claimed, concerns, not_held
 from kb.search.parse import GENERIC_WEIGHT, PHRASE_FEW, Group, ParsedQuery, QueryParser, clean_query, unquoted
 from kb.search.rank import CACHE_SIZE, LRU, Ranker
@@ -71,6 +72,8 @@ class SearchEngine:
         self.works = sorted({d["work"] for d in self.docs},
                             key=lambda w: (order.index(w) if w in order else 99, w))
         self._work_rank = [self.works.index(d["work"]) for d in self.docs]   # registry order
+        # each 2017 citation the records' concordance names, with its records (2017 27B1b: inforce.py)
+        self.code_map = CodeMap([d.get("concordance") or [] for d in self.docs], self._book_order)
         self.hay = [_hay(d) for d in self.docs]
         self.by_path = {(d["work"], d["pathkey"]): n for n, d in enumerate(self.docs)}
         self.below: defaultdict[tuple[str, str], list[int]] = defaultdict(list)
@@ -122,7 +125,7 @@ class SearchEngine:
         q = clean_query(q)
         self._check_args(limit, work, law_range, script, lead)
         parsed = self.parse(q, script)
-        if parsed.empty:
+        if parsed.empty and not parsed.codes:
             return []
         if parsed.work in self.works:
             # laws1997 47E2, 1997版47条: the book the question names is the one searched (an
@@ -130,7 +133,19 @@ class SearchEngine:
             work = work or parsed.work
             lead = lead or parsed.work
 
+<<<<<<< HEAD
         allowed = self._allowed(work, law_range)
+=======
+        def filtered(n: int) -> bool:
+            d = self.docs[n]
+            if work and d["work"] != work:
+                return False
+            return not law_range or (d["law"] is not None and law_range[0] <= d["law"] <= law_range[1])
+
+        allowed = filtered if work or law_range else None
+        if parsed.codes:
+            return self._by_code(parsed, allowed, limit, lead)
+>>>>>>> cite2017
         ranked = self._fold_twins(self._ranked(parsed, allowed, self._depth(parsed, limit)), limit, allowed, lead)
         if len(ranked) < PHRASE_FEW and any(g.required for g in parsed.groups):
             # A quoted phrase few clauses hold as typed is most often words quoted as they were said
@@ -171,7 +186,10 @@ class SearchEngine:
             weak = self.weak(parsed, [r["id"] for r in first[:WEAK_DEPTH]], matters, q)
         if weak:
             results = []
-        return {"results": results, "not_held": not_held(matters, bool(results), weak, parsed.script)}
+        held = not_held(matters, bool(results), weak, parsed.script)
+        # a 2017 citation with no counterpart here, or none held but one above it: said first
+        return {"results": results,
+                "not_held": with_notes(held, notes(self.code_map, parsed.codes, parsed.unread, parsed.script))}
 
     def explain(self, q: str, *, limit: int = 10, work: str | None = None,
                 law_range: tuple[int, int] | None = None, script: str | None = None,
@@ -212,7 +230,7 @@ class SearchEngine:
     def weak(self, parsed: ParsedQuery, ids: list[str], matters: list[Any], q: str = "") -> bool:
         """Whether none of the results ``ids`` covers WEAK_COVERAGE of the question (a question
         citing a clause that is held is never weak)."""
-        if parsed.cites and self._cited(parsed.cites):
+        if parsed.cites and self._cited(parsed.cites) or parsed.codes and self.code_map.ranked(parsed.codes, None):
             return False
         normal = normalize(q)
         return not any(self.coverage(parsed, self.by_id[i], lambda w: claimed(w, normal, matters)) >= WEAK_COVERAGE
@@ -304,6 +322,26 @@ class SearchEngine:
                 if n is not None:
                     out.add(n)
                 out.update(self.below.get((c.pathkey, w), []))
+        return out
+
+    def _by_code(self, parsed: ParsedQuery, allowed: Callable[[int], bool] | None, limit: int,
+                 lead: str | None) -> list[dict[str, Any]]:
+        """2017 27B1b, 新规则 27B: the clauses that became the 2017 citation (inforce.CodeMap), each
+        with its concordance line (a clause's twin leads it only if the twin became it too), then
+        what the query's other citations and words find."""
+        hits = self.code_map.ranked(parsed.codes, allowed)
+        found = {n for n, _ in hits}
+        ranked = self._fold_twins(hits, limit, found.__contains__, lead)
+        if not parsed.empty:
+            placed = {m for n, _ in ranked for m in (n, self.twin.get(n)) if m is not None}
+            more = self._fold_twins(self._ranked(parsed, allowed, self._depth(parsed, limit)), limit, allowed, lead)
+            ranked += [(n, s) for n, s in more if n not in placed and self.twin.get(n) not in placed]
+        out = []
+        for n, score in ranked[:limit]:
+            r = self._result(n, score, parsed)
+            if n in found:
+                r["in_force"] = line(self.docs[n].get("concordance") or [], n in self.headings, parsed.script)
+            out.append(r)
         return out
 
     def _topic_first(self, ranked: list[tuple[int, float]], cites: list[Cite],

@@ -46,7 +46,7 @@ from kb.search.synonyms import CURATED_PATHS, SYNONYMS_PATH, VOCABULARY_PATH, lo
 
 META_FILE = "kb-index.json"
 DATA_FILES = ("lexicon.json", "mined.json")   # besides whoosh's own files
-SCHEMA_VERSION = "17"
+SCHEMA_VERSION = "18"
 COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
 
 
@@ -138,7 +138,7 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
             order=r["order"] if isinstance(r.get("order"), int) else 0,
             law=r["law"] if isinstance(r.get("law"), int) else None,
             citation=citation, citation_hant=to_hant(citation), parent=r.get("parent"), twin=r.get("twin"),
-            tai=r.get("tai"),
+            tai=r.get("tai"), concordance=r.get("concordance") or [],
             title_hans=title, title_hant=r.get("title_hant") or title,
             text_hans=text, text_hant=r.get("text_hant") or text,
             context="\n".join(reversed(ancestors)),

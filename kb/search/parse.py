@@ -26,7 +26,7 @@ from typing import Any
 
 from kb.core.errors import KbError
 from kb.search.analysis import NEGATORS, analyze, is_cjk, is_traditional, normalize, stem
-from kb.search.citations import Cite, split_citations, split_work, work_names_pattern
+from kb.search.citations import Cite, split_citations, split_codes, split_work, work_names_pattern
 from kb.search.lexicon import Lexicon
 from kb.search.request import PHRASE_RE, check_query
 from kb.search.snippet import mark_order
@@ -109,6 +109,8 @@ class ParsedQuery:
     text: str = ""                  # the words' part of the query (for whole-query grams)
     family: str | None = None       # the family of rule books the query names (桥牌, 麻将), if one
     work: str | None = None         # the one book the query names (laws1997 47E2, 1997版), if one
+    codes: list[Cite] = field(default_factory=list)   # citations by the code in force's numbers (2017 27B1b)
+    unread: list[str] = field(default_factory=list)   # attempts at one that are none (2017版99条), as typed
 
     @property
     def empty(self) -> bool:
@@ -163,7 +165,10 @@ class QueryParser:
     def parse(self, q: str, script: str | None = None) -> ParsedQuery:
         """Split a cleaned query into citations, phrase groups, English terms and word groups."""
         shown = script or ("hant" if is_traditional(q) else "hans")
+        original = q
         work, q = split_work(q, self.books_re, self.books)
+        codes, attempts, q = split_codes(q)        # 2017 27B1b, 新规则 27B: the code in force's numbers
+        unread = [original[a:b] for a, b in attempts]
         cites, rest = split_citations(q)
         rest = normalize(rest)
         groups: list[Group] = []
@@ -198,7 +203,7 @@ class QueryParser:
         words = [_unprefixed(w) for w in self._words(rest)]
         # 桥牌里明手是什么意思: a word naming the game chooses the family of books; it is not a
         # word the clauses must hold (unless the query has nothing else)
-        asked = bool(cites or groups) or any(w not in STOPWORDS and w not in self.games for w in words)
+        asked = bool(cites or groups or codes) or any(w not in STOPWORDS and w not in self.games for w in words)
         named = {self.games[w] for w in words if w in self.games} if asked else set()
         for w in words:
             if w in STOPWORDS or w in seen or (named and w in self.games):
@@ -215,7 +220,7 @@ class QueryParser:
                 if not w.isascii():
                     rest = rest.replace(w, " ")   # nor are its characters (the whole-query grams)
         return ParsedQuery(cites, groups, shown, defines, " ".join(rest.split()),
-                           next(iter(named)) if len(named) == 1 else None, work)
+                           next(iter(named)) if len(named) == 1 else None, work, codes, unread)
 
     def _words(self, text: str) -> list[str]:
         """The query's words; a word of everyday language that no clause holds and no synonym

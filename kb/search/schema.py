@@ -7,7 +7,8 @@ next word happen inside the tokenizer, not in filters after it: both change wher
 text is cut (t2s changes the characters jieba sees; 不 + 判罚 -> 不判罚 marks the grams of
 判罚 as negated), so they must precede the cut.
 
-Fields: ``id`` (ID, stored, unique), ``work`` (ID, stored), the display fields (STORED);
+Fields: ``id`` (ID, stored, unique), ``work`` (ID, stored), the display fields and the record's
+``concordance`` (its 2017 citations, read by ``inforce``) (STORED);
 ``title`` (title_hans), ``text`` (text_hans), ``context`` (the ancestors' titles, also
 stored), ``subjects`` (the record's subject-index terms, kb/ingest/subjects.py, one per line, also
 stored), ``questions`` (the questions people ask that it answers, one per line, also stored: a
@@ -40,7 +41,7 @@ WORD_FIELDS = ("title", "text", "context", "subjects", "questions", "english")
 GRAM_FIELDS = ("bigram", "unigram")
 COUNTS = "counts"   # the stored field of each text field's term frequencies
 STORED = ("level", "pathkey", "order", "law", "citation", "citation_hant", "parent", "twin", "tai",
-          "title_hans", "title_hant", "text_hans", "text_hant")
+          "title_hans", "title_hant", "text_hans", "text_hant", "concordance")
 
 
 @functools.lru_cache(maxsize=16)

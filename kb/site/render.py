@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from kb.core import works
 from kb.core.records import LOST_MARK, Record
-from kb.ingest.concordance import UNCITED, codes, display_citation
+from kb.ingest.concordance import UNCITED, codes, display_citation, in_force_label, in_force_words
 from kb.ingest.normalise import to_hant, ui_text
 from kb.site.example_html import example_html
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, anchor_of, relative
@@ -34,9 +34,6 @@ START_CHARS = 12        # how much of a witness's reading its 出处 line quotes
 # What 〔 〕 and □ mean, said under the clauses of a page that has them (and under search results)
 LEGEND = {"〔": "〔 〕：所据抄本在此处缺字，由编者补出（依据见该款的“出处”）；带“？”的是推测，不作链接。",
           LOST_MARK: f"{LOST_MARK}：所据抄本失去了此处的条款号，无从补出，不作链接。"}
-# What the Laws in force made of a clause (kb/ingest/concordance.py), said under it.
-IN_FORCE_WORDS = {"same": "规定相同", "reworded": "规定相同，措辞或编号有变", "changed": "规定有实质变化",
-                  "removed": "已无此规定", "unmapped": "对应条款尚待核定"}
 NOTE_KINDS = {"recovery": "补出", "loss": "缺文", "emendation": "校改", "repair": "修复", "fragment": "残篇",
               "settled": "校定"}      # settled: the reading most witnesses (or the twin translation) agree on
 
@@ -192,11 +189,10 @@ class Renderer:
         first = rec.concordance[0]
         code = self.codes[first["code"]]
         change = first["change"]
-        label = f"{first['code']} {self.t('版')}"
+        label = self.t(in_force_label(first["code"]))
         # a heading (no text of its own, clauses under it): its class is that of what stands under it
-        words = IN_FORCE_WORDS[change]
-        if not rec.text_hans and change == "changed" and rec.id in self.layout.parents:
-            words = "其下有规定变化"
+        # (the words are kb/ingest/concordance.py's, as beside a search result: in_force_text)
+        words = in_force_words(change, not rec.text_hans and rec.id in self.layout.parents)
         if change in UNCITED:
             said = self.t(words)
         else:

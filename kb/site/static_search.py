@@ -8,14 +8,15 @@
   ranking constants, the lexicon's total and curated words, rule-book families from
   kb/data/works.toml, per-record ids, twins (kb/ingest/twins.py), paths, families and field lengths,
   and what no book holds (kb/search/outside.py ``site_table``, in the edition's script) with the
-  coverage under which an answer's results are withheld (engine.py WEAK_COVERAGE);
+  coverage under which an answer's results are withheld (engine.py WEAK_COVERAGE); the map from
+  each 2017 citation to the records that became it, and the notes on one (kb/search/inforce.py);
 * `l<N>.<hash>.js`: the search lexicon (``index/lexicon.json``: words and frequencies)
   sharded by a hash of the word's first character, so the browser cuts a query exactly
   as jieba's ``cut(HMM=False)`` does (``Lexicon.cut_run``) and loads only the shards of
   the query's characters;
 * `p<N>.<hash>.js`: postings (title/text/context words, bigrams, unigrams with negation
   marks) sharded by a hash of the term;
-* `d<N>.<hash>.js`: display text in blocks of records.
+* `d<N>.<hash>.js`: display text in blocks of records (with each bridge record's concordance line).
 
 Nothing is loaded before the first search. Every chunk is a script,
 `kbIndexChunk(name, data)`, so it loads with a <script> tag from http(s) and from file://
@@ -40,6 +41,8 @@ from kb.core.records import Record
 from kb.ingest.normalise import to_hant
 from kb.search.analysis import search_form
 from kb.search.index import read_documents
+from kb.search.inforce import CodeMap, line, site_texts
+from kb.search.inforce import table_text as code_text
 from kb.search.lexicon import Lexicon
 from kb.search.outside import site_table, table_text
 from kb.search.schema import index_terms
@@ -134,6 +137,7 @@ class StaticIndex:
             for m in group:
                 chars.update(m)
         chars.update(c for c in table_text() if not c.isspace())   # what no book holds (matched in search form)
+        chars.update(c for c in code_text() if not c.isspace())    # the notes on 2017 citations
         for w in self.lex.freq:
             chars.update(w)
         chars.update(chr(c) for c in range(0x21, 0x7F))
@@ -257,7 +261,13 @@ class StaticIndex:
                 "mahjongWork": ks.parse_citation("计台名堂 1")[0].work,
                 # what a question names one book by (works.query_names), and the pattern finding them
                 "books": books, "booksRe": js_regex(books_re) if books_re else None,
+                # a citation by the 2017 numbers: its marker, what may stand between, an attempt at one
+                "codeMark": js_regex(ks.CODE_MARK), "codeGap": js_regex(ks.CODE_GAP),
+                "codeAttempt": js_regex(ks.CODE_ATTEMPT), "codeLaw": js_regex(ks.CODE_LAW),
             },
+            # each 2017 citation the records' concordance names, with the records (kb/search/inforce.py)
+            "codeMap": CodeMap([r.concordance for r in recs],
+                               lambda k: (work_ids.index(recs[k].work), recs[k].order)).site_table(),
             "ranking": ks.RANKING,
             "definitions": {"window": ks.DEFINITION_WINDOW, "marks": list(ks.DEFINITION_MARKS),
                             "before": list(DEFINES_BEFORE), "after": list(DEFINES_AFTER)},
@@ -277,7 +287,7 @@ class StaticIndex:
         blocks = []
         for start in range(0, len(self.records), DOC_BLOCK):
             block: dict[str, Any] = {"citation": [], "title": [], "text": [], "url": [], "subjects": [], "hans": {},
-                                     "tai": {}, "under": {}}
+                                     "tai": {}, "under": {}, "inForce": {}}
             for k, rec in enumerate(self.records[start:start + DOC_BLOCK]):
                 place = self.layout.place[rec.id]
                 title = (rec.title_hant if hant else rec.title_hans) or rec.title_hans
@@ -287,6 +297,9 @@ class StaticIndex:
                                               (c.title_hant if hant else c.title_hans) or "") for c in children[rec.id]])
                 if rec.tai:
                     block["tai"][str(k)] = rec.tai
+                if rec.concordance:       # shown when found by a 2017 citation (inforce.line, engine.py)
+                    block["inForce"][str(k)] = line(rec.concordance, ks.bare_heading(rec.text_hans, rec.id in children),
+                                                    script)
                 parent = self.layout.by_id.get(rec.parent) if rec.parent else None
                 if parent is not None:     # what the result says of the clause it stands under (engine.py)
                     block["under"][str(k)] = under(
@@ -322,6 +335,7 @@ class StaticIndex:
         meta["files"] = files
         meta["script"] = script
         meta["outside"] = site_table(script)   # what no book holds, and the notes, in the edition's script
+        meta["codeNotes"] = site_texts(script)   # the notes on 2017 citations, in the edition's script
         _, filename, text = _chunk("meta", meta)
         texts[f"{INDEX_DIR}/{filename}"] = text
         return f"{INDEX_DIR}/{filename}", texts
