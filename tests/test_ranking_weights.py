@@ -119,7 +119,7 @@ def test_explain_takes_each_score_apart_exactly(engine: SearchEngine):
         explained = engine.explain(q)
         assert [r["id"] for r in explained] == [r["id"] for r in plain], q
         for r in explained:
-            assert r["placed"] in {"score", "cited", "defines", "under heading", "phrase"}
+            assert r["placed"] in {"score", "cited", "cited in 2017", "defines", "under heading", "phrase"}
             x = r["explain"]
             if r["placed"] != "score":
                 continue
@@ -137,6 +137,7 @@ def test_explain_names_the_rule_that_placed_a_result(engine: SearchEngine):
     assert engine.explain("45C4(b)", limit=1)[0]["placed"] == "cited"
     assert engine.explain("64A 藏牌", limit=1)[0]["placed"] == "cited"
     assert engine.explain("什么是罚张", limit=1)[0]["placed"] == "defines"
+    assert engine.explain("2017版27条", limit=1)[0]["placed"] == "cited in 2017"
 
 
 def test_kb_search_explain_prints_a_line_per_result(data: IndexData, tmp_path):

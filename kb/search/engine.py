@@ -133,19 +133,9 @@ class SearchEngine:
             work = work or parsed.work
             lead = lead or parsed.work
 
-<<<<<<< HEAD
         allowed = self._allowed(work, law_range)
-=======
-        def filtered(n: int) -> bool:
-            d = self.docs[n]
-            if work and d["work"] != work:
-                return False
-            return not law_range or (d["law"] is not None and law_range[0] <= d["law"] <= law_range[1])
-
-        allowed = filtered if work or law_range else None
         if parsed.codes:
             return self._by_code(parsed, allowed, limit, lead)
->>>>>>> cite2017
         ranked = self._fold_twins(self._ranked(parsed, allowed, self._depth(parsed, limit)), limit, allowed, lead)
         if len(ranked) < PHRASE_FEW and any(g.required for g in parsed.groups):
             # A quoted phrase few clauses hold as typed is most often words quoted as they were said
@@ -216,7 +206,9 @@ class SearchEngine:
             unit = [n] + ([self.twin[n]] if n in self.twin else [])
             m = max(unit, key=lambda k: trace["scores"].get(k, -1.0)) if trace else n
             r["explain"] = self.ranker.explain(m, trace) if trace and m in trace["scores"] else None
-            if any(k in cited for k in unit):
+            if parsed.codes:
+                placed = "cited in 2017"    # the clauses the 2017 citation's concordance rows name
+            elif any(k in cited for k in unit):
                 placed = "cited"
             elif any(t and self._defines(k, t) for k in unit for t in defining):
                 placed = "defines"
