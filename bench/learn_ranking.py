@@ -47,7 +47,7 @@ def objective_of(engine: SearchEngine, sets: list[list[sb.Judged]], ids: set[str
     family = [works.family(d["work"]) for d in engine.docs]
 
     def run(weights: Weights) -> float:
-        engine.ranker = Ranker(engine.docs, engine.ranker.lex, family=family, twin=engine.twin, weights=weights)
+        engine.ranker = Ranker(engine.docs, engine.ranker.lex, engine.postings, family=family, twin=engine.twin, weights=weights)
 
         def ours(q: str) -> list[str]:
             out = []

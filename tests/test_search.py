@@ -725,7 +725,8 @@ def test_caches_are_bounded(data: IndexData):
     assert len(e.ranker._analysis) <= 50 and len(e.ranker._contained) <= 50
     assert len(e.ranker._title_docs) <= 50
     # BM25 weights are kept for the index's own terms only: bounded by the index, not the queries
-    assert all(t in e.ranker.post[f] for f, cached in e.ranker._bm25.items() for t in cached)
+    assert all(e.postings.has(f, t) for f, cached in e.ranker._bm25.items() for t in cached)
+    assert not any("明手399号" in cached for cached in e.ranker._bm25.values())
 
 
 def test_caching_does_not_change_answers(engine: SearchEngine, data: IndexData):

@@ -212,8 +212,8 @@ def test_a_chinese_word_does_not_read_the_english_phrases(engine_fixture):
     """罚张's English synonym (penalty card) is not looked for in the English phrases: clauses that
     only they tie to penalty cards come back for the English words, not for 罚张."""
     eng = engine_fixture
-    english = eng.ranker.post["english"]
-    only_english = {eng.docs[d]["id"] for d in set(english["penalty"]) & set(english["card"])
+    only_english = {eng.docs[d]["id"] for d in set(eng.ranker.bm25("english", "penalty"))
+                    & set(eng.ranker.bm25("english", "card"))
                     if "罚张" not in eng.ranker.phrase_text(d)}
     by_english = {r["id"] for r in eng.search("penalty card", limit=300)}
     by_chinese = {r["id"] for r in eng.search("罚张", limit=300)}

@@ -86,7 +86,8 @@ class SearchEngine:
             m = self.by_id.get(d["twin"]) if d.get("twin") else None
             if m is not None:
                 self.twin[n] = m
-        self.ranker = Ranker(self.docs, data.lexicon, cache_size,
+        self.postings = data.postings
+        self.ranker = Ranker(self.docs, data.lexicon, data.postings, cache_size,
                              [works.family(d["work"]) for d in self.docs], self.twin, weights)
         syn = (synonyms or load_synonyms()).with_mined(data.mined)
         self.parser = QueryParser(data.lexicon, syn, self.ranker.known, works.game_names(), works.query_names())
@@ -109,7 +110,8 @@ class SearchEngine:
         return cls(open_index(records_path or default_records(), index_dir or default_index()))
 
     def close(self) -> None:
-        """Nothing to release (the index is read into memory); kept for callers."""
+        """Close the whoosh reader (the engine cannot search after this)."""
+        self.postings.close()
 
     def parse(self, q: str, script: str | None = None) -> ParsedQuery:
         """The parsed form of a cleaned query (cached, bounded)."""

@@ -5,8 +5,9 @@ An index is a directory holding:
 * a whoosh index (``whoosh.index.create_in``, one writer, one commit; schema in
   ``schema``): per record the stored fields shown in results, and its words (title, text,
   ancestor titles, search aids, with their positions), cut once at build time by the jieba
-  tokenizer, with the term counts of those fields and of its negation-marked character
-  bigrams and unigrams (stored, not inverted: the ranking reads the counts);
+  tokenizer, and its negation-marked character bigrams and unigrams (with frequencies);
+  the ranking reads them through whoosh's postings (``postings``);
+* ``lengths.json``: each field's exact length per document (whoosh keeps a lossy byte);
 * ``lexicon.json``: the corpus-trimmed segmenter dictionary (see ``lexicon``), so a
   fresh process cuts queries exactly as the records were cut without loading jieba;
 * ``mined.json``: synonym pairs mined from the two translations' aligned clauses;
@@ -17,10 +18,9 @@ An index is a directory holding:
   names the damaged file); a build is written to a temporary directory beside the
   target and renamed into place, so a reader never sees half an index.
 
-Opening reads the stored fields of every document from the whoosh index into memory,
-``counts`` included: the ranker gets each document's terms per field with their
-frequencies, exactly as they were cut; the inverted postings of the word fields (with
-positions) are whoosh's, for whoosh queries (a test checks the two agree).
+Opening reads the stored fields of every document (what results show, and the clause tree)
+and the dense table of lengths; a term's postings are read from whoosh when a query first asks
+for it (``postings.Postings``).
 """
 from __future__ import annotations
 
@@ -41,12 +41,13 @@ from kb.core.errors import KbError
 from kb.ingest.normalise import to_hant
 from kb.search.analysis import USERDICT_PATH, analysis_fingerprint, is_cjk, normalize, read_userdict, searchable
 from kb.search.lexicon import Lexicon
-from kb.search.schema import COUNTS, GRAM_FIELDS, STORED, WORD_FIELDS, make_schema, term_counts
+from kb.search.postings import LENGTHS_FILE, Postings
+from kb.search.schema import GRAM_FIELDS, STORED, WORD_FIELDS, make_schema, term_counts
 from kb.search.synonyms import CURATED_PATHS, SYNONYMS_PATH, VOCABULARY_PATH, load_synonyms, mine_parallel
 
 META_FILE = "kb-index.json"
-DATA_FILES = ("lexicon.json", "mined.json")   # besides whoosh's own files
-SCHEMA_VERSION = "18"
+DATA_FILES = ("lexicon.json", "mined.json", LENGTHS_FILE)   # besides whoosh's own files
+SCHEMA_VERSION = "19"
 COMMON_WORD_FREQ = 100  # jieba words at least this frequent are kept whatever their characters
 
 
@@ -148,13 +149,14 @@ def _documents(records: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         )
 
 
-def _indexed(doc: dict[str, Any], lex: Lexicon) -> dict[str, Any]:
-    """A document as whoosh is given it: stored fields, the texts each word field cuts, and
-    the term frequencies of those texts and of the character grams (which whoosh does not index)."""
+def _indexed(doc: dict[str, Any], lex: Lexicon) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
+    """A document as whoosh is given it (stored fields, the texts each word field cuts, the
+    character grams' counts), and the term frequencies of every field."""
     title, text = searchable(doc["title_hans"]), searchable(doc["text_hans"])
     fields = dict(doc, title=title, text=text)
-    fields[COUNTS] = term_counts(fields, lex, body=("title", "text", "subjects", "questions"))
-    return {k: v for k, v in fields.items() if v is not None}
+    counts = term_counts(fields, lex, body=("title", "text", "subjects", "questions"))
+    fields.update({f: counts[f] for f in GRAM_FIELDS})
+    return {k: v for k, v in fields.items() if v is not None}, counts
 
 
 def _mine(docs: list[dict[str, Any]], counts: list[dict[str, dict[str, int]]]) -> dict[str, list[str]]:
@@ -178,6 +180,7 @@ class IndexData:
     lexicon: Lexicon
     mined: dict[str, list[str]]
     meta: dict[str, Any]
+    postings: Postings
 
 
 def read_meta(index_dir: Path) -> dict[str, Any] | None:
@@ -213,10 +216,12 @@ def build_index(records_path: Path | str, index_dir: Path | str) -> dict[str, An
         writer = ix.writer()
         counts = []
         for doc in docs:
-            fields = _indexed(doc, lex)
-            counts.append(fields[COUNTS])
+            fields, terms = _indexed(doc, lex)
+            counts.append(terms)
             writer.add_document(**fields)
         writer.commit()
+        lengths = {f: [sum(c[f].values()) for c in counts] for f in (*WORD_FIELDS, *GRAM_FIELDS)}
+        (tmp / LENGTHS_FILE).write_text(json.dumps(lengths, separators=(",", ":")), encoding="utf-8")
         for lock in tmp.glob("*_WRITELOCK"):  # the writer's lock file: nothing writes here again
             lock.unlink()
         lex.save(tmp / "lexicon.json")
@@ -300,22 +305,17 @@ def is_fresh(records_path: Path | str, index_dir: Path | str) -> bool:
 
 
 def read_documents(index_dir: Path) -> list[dict[str, Any]]:
-    """The stored fields and term counts of every document, in the order they were added."""
+    """The stored fields of every document, in the order they were added."""
     ix = whoosh.index.open_dir(str(index_dir))
     with ix.reader() as reader:
         if reader.has_deletions():
             raise KbError(f"{index_dir}: the search index has deleted documents (run `kb build`)")
         docs = []
-        for docnum, stored in enumerate(reader.all_stored_fields()):
+        for stored in reader.all_stored_fields():
             doc = {name: stored.get(name) for name in ("id", "work", *STORED)}
             doc["context"] = stored.get("context") or ""
             doc["subjects"] = stored.get("subjects") or ""
             doc["questions"] = stored.get("questions") or ""
-            counts = stored.get(COUNTS)
-            if not isinstance(counts, dict) or set(counts) != {*WORD_FIELDS, *GRAM_FIELDS}:
-                raise KbError(f"{index_dir}: document {docnum} of the search index has no term counts "
-                              "(run `kb build`)")
-            doc["counts"] = counts
             docs.append(doc)
     return docs
 
@@ -325,11 +325,14 @@ def _load(index_dir: Path) -> IndexData:
     try:
         docs = read_documents(index_dir)
         mined = json.loads((index_dir / "mined.json").read_text(encoding="utf-8"))
+        postings = Postings(index_dir)
     except KbError:
         raise
     except Exception as exc:  # whoosh's errors on a file changed after the checksums were read
         raise KbError(f"{index_dir}: unreadable search index ({type(exc).__name__}: {exc})") from None
-    return IndexData(docs, Lexicon.load(index_dir / "lexicon.json"), mined, meta)
+    if postings.count != len(docs):
+        raise KbError(f"{index_dir}: the search index's postings and documents differ (run `kb build`)")
+    return IndexData(docs, Lexicon.load(index_dir / "lexicon.json"), mined, meta, postings)
 
 
 def open_index(records_path: Path | str, index_dir: Path | str) -> IndexData:

@@ -25,8 +25,8 @@ the coverage of a clause is worked out only while its raw score could still reac
 A quoted phrase must stand whole in the title, the text or a subject term. The weights named
 in lower case are kb/data/search/ranking.toml's (kb.search.ranking).
 
-Every cache is an LRU with a size, except the BM25 weights of the index's own terms, which
-are bounded by the index: nothing grows with the number of distinct queries.
+Every cache is an LRU with a size, except the BM25 weights of the index's own terms (read from
+whoosh's postings by its searcher: ``postings``), which are bounded by the index: nothing grows with the number of distinct queries.
 """
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ from typing import Any, Generic, TypeVar
 from kb.search.analysis import Analysis, analyze, search_form
 from kb.search.lexicon import Lexicon
 from kb.search.parse import GENERIC_WEIGHT, Group
+from kb.search.postings import ClauseBM25, Postings
 from kb.search.ranking import WORD_FIELD_NAMES, Weights, default_weights
 
 # The weights (BM25's k1 and b, each field's boost, the channels' weights, the factors below) are
@@ -104,37 +105,24 @@ class LRU(Generic[K, V]):
 class Ranker:
     """Posting lists of every field, and BM25 scores read from them."""
 
-    def __init__(self, docs: list[dict[str, Any]], lex: Lexicon, cache_size: int = CACHE_SIZE,
-                 family: list[str] | None = None, twin: dict[int, int] | None = None,
-                 weights: Weights | None = None):
+    def __init__(self, docs: list[dict[str, Any]], lex: Lexicon, postings: Postings,
+                 cache_size: int = CACHE_SIZE, family: list[str] | None = None,
+                 twin: dict[int, int] | None = None, weights: Weights | None = None):
         self.w = w = weights or default_weights()
         self.lex = lex
         self.docs = docs
+        self.postings = postings
         self._texts: list[str] | None = None   # search form of title, text and subjects (for phrases)
         self.n = max(1, len(docs))
         self.family = family or ["" for _ in docs]   # rule book family of each clause (bridge, mahjong)
         self.twin = twin or {}                       # a clause's twin in the other translation
-        self.post: dict[str, dict[str, dict[int, int]]] = {}   # field -> term -> {clause: frequency}
-        self.dl: dict[str, list[int]] = {}
-        self.avgdl: dict[str, float] = {}
-        for f in (*WORD_FIELDS, "bigram", "unigram"):
-            post: dict[str, dict[int, int]] = {}
-            lengths = []
-            for d, doc in enumerate(docs):
-                counts = doc["counts"][f]
-                lengths.append(sum(counts.values()))
-                for t, c in counts.items():
-                    row = post.get(t)
-                    if row is None:
-                        post[t] = {d: c}
-                    else:
-                        row[d] = c
-            self.post[f] = post
-            self.dl[f] = lengths
-            self.avgdl[f] = max(1.0, sum(lengths) / self.n)
-        # BM25's length normalisation of each clause in each field
-        self.norm = {f: [w.k1 * (1 - w.b + w.b * n / self.avgdl[f]) for n in self.dl[f]] for f in self.post}
-        self._bm25: dict[str, dict[str, dict[int, float]]] = {f: {} for f in self.post}  # index terms only
+        self.fields = (*WORD_FIELDS, "bigram", "unigram")
+        self.dl = {f: postings.lengths[f] for f in self.fields}
+        self.avgdl = {f: max(1.0, sum(self.dl[f]) / self.n) for f in self.fields}
+        # BM25's length normalisation of each clause in each field: the whoosh searcher's model
+        self.norm = {f: [w.k1 * (1 - w.b + w.b * n / self.avgdl[f]) for n in self.dl[f]] for f in self.fields}
+        self.searcher = postings.searcher(ClauseBM25(w.k1, self.norm, self.n))
+        self._bm25: dict[str, dict[str, dict[int, float]]] = {f: {} for f in self.fields}  # index terms only
         self._words: LRU[tuple[str, bool], dict[int, float]] = LRU(cache_size)
         self._grams: LRU[str, dict[int, float]] = LRU(cache_size)
         self._unit_docs: LRU[tuple[bool, tuple[str, ...]], frozenset[int]] = LRU(cache_size)
@@ -168,7 +156,7 @@ class Ranker:
             if not grams:
                 return frozenset()
             field = "bigram" if self.analysis(s).bigrams else "unigram"
-            sets = sorted((self.post[field].get(g, {}) for g in set(grams)), key=len)
+            sets = sorted((self.bm25(field, g) for g in set(grams)), key=len)
             out = set(sets[0])
             for rows in sets[1:]:
                 out.intersection_update(rows)
@@ -188,25 +176,22 @@ class Ranker:
     def known(self, s: str) -> bool:
         """Some clause holds ``s`` (as words or as characters; several words all in one clause;
         an English word by its stem)."""
-        return bool(self.contained(s)) or any(s in self.post[f] for f in WORD_FIELDS) \
+        return bool(self.contained(s)) or any(self.postings.has(f, s) for f in WORD_FIELDS) \
             or ((" " in s or s.isascii()) and bool(self.word_scores(s)))
 
     # --- BM25 -------------------------------------------------------------------------
 
     def bm25(self, field: str, term: str) -> dict[int, float]:
-        """Each clause's BM25 weight of one term (computed once per index term; read-only)."""
+        """Each clause's BM25 weight of one term: whoosh's postings of the term, scored by the
+        searcher's ``ClauseBM25`` (read once per index term, then kept: a term the index lacks is
+        not kept, so nothing grows with the queries; read-only)."""
         cache = self._bm25[field]
         got = cache.get(term)
-        if got is not None:
-            return got
-        rows = self.post[field].get(term)
-        if not rows:
-            return _EMPTY
-        idf = math.log(1.0 + (self.n - len(rows) + 0.5) / (len(rows) + 0.5))
-        norm = self.norm[field]
-        k1 = self.w.k1
-        got = {d: idf * tf * (k1 + 1) / (tf + norm[d]) for d, tf in rows.items()}
-        cache[term] = got
+        if got is None:
+            got = self.postings.scores(self.searcher, field, term)
+            if not got:
+                return _EMPTY
+            cache[term] = got
         return got
 
     def word_scores(self, s: str, english: bool = True) -> dict[int, float]:
@@ -309,10 +294,10 @@ class Ranker:
     def _field_docs(self, field: str, s: str) -> frozenset[int]:
         """Clauses whose ``field`` holds every word of ``s``."""
         words = [w for w, _, _ in self.analysis(s).words]
-        post = self.post[field]
-        if not words or not all(w in post for w in words):
+        rows = [self.bm25(field, w) for w in words]
+        if not rows or not all(rows):
             return frozenset()
-        return frozenset(set.intersection(*(set(post[w]) for w in words)))
+        return frozenset(set.intersection(*(set(r) for r in rows)))
 
     def unit_docs(self, g: Group) -> frozenset[int]:
         """group_docs with each clause's twin: a clause and its twin are one unit, each counting
@@ -332,7 +317,7 @@ class Ranker:
             words = [w for w, _, _ in self.analysis(s).words]
             if not words:
                 continue
-            sets = [{d for f in WORD_FIELDS for d in self.post[f].get(w, ())} for w in words]
+            sets = [{d for f in WORD_FIELDS for d in self.bm25(f, w)} for w in words]
             out |= set.intersection(*sets)
         return out
 

@@ -15,13 +15,11 @@ stored), ``questions`` (the questions people ask that it answers, one per line, 
 field of their own, so that a clause's many whole-sentence questions neither lengthen nor
 outweigh its few subject terms), ``english`` (the record's English phrases, one per line;
 English words by their stem): TEXT, jieba words
-with sequential positions, so whoosh phrase queries work; ``counts`` (STORED): each word
-field's terms with their frequencies, cut by the same analysis in the same pass (the
-tokenizer and ``counts`` share one cached ``analyze`` call), and the negation-marked
-character grams (``bigram``, ``unigram``) of title + text + subjects + questions with
-theirs. ``counts`` is what opening the index reads (one unpickling per document instead of
-a term-vector walk per field), and all the ranking needs of the grams: they have no whoosh
-postings (two thirds of all postings, and most of an index build, that nothing read).
+with sequential positions, so whoosh phrase queries work; ``bigram`` and ``unigram``
+(``GramField``): the negation-marked character grams of title + text + subjects + questions,
+with their frequencies (no positions: nothing asks a gram's place), given to whoosh already
+counted (``term_counts``: the word fields and the grams come from one cached ``analyze`` call per
+text). The ranking reads all of them through whoosh's postings (``postings``).
 """
 from __future__ import annotations
 
@@ -30,7 +28,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from whoosh import fields
+from whoosh import fields, formats
+from whoosh.system import pack_uint
 from whoosh.analysis import Token, Tokenizer
 
 from kb.core.errors import KbError
@@ -39,7 +38,6 @@ from kb.search.lexicon import Lexicon
 
 WORD_FIELDS = ("title", "text", "context", "subjects", "questions", "english")
 GRAM_FIELDS = ("bigram", "unigram")
-COUNTS = "counts"   # the stored field of each text field's term frequencies
 STORED = ("level", "pathkey", "order", "law", "citation", "citation_hant", "parent", "twin", "tai",
           "title_hans", "title_hant", "text_hans", "text_hant", "concordance")
 
@@ -79,6 +77,19 @@ def term_counts(fields: dict[str, str], lexicon: Lexicon, body: tuple[str, ...])
             unigrams.update(a.unigrams)
     out["bigram"], out["unigram"] = dict(bigrams), dict(unigrams)
     return out
+
+
+class GramField(fields.FieldType):
+    """A field of character grams, indexed from their counts ({gram: frequency}), not from text."""
+
+    def __init__(self) -> None:
+        super().__init__(formats.Frequency(), None, scorable=True, stored=False)
+
+    def index(self, value: Any, **kwargs: Any) -> Iterator[tuple[bytes, int, float, bytes]]:
+        if not isinstance(value, dict):
+            raise KbError(f"a gram field is indexed from its counts, not {type(value).__name__}")
+        for term, freq in value.items():
+            yield term.encode("utf-8"), freq, float(freq), pack_uint(freq)
 
 
 class JiebaTokenizer(Tokenizer):
@@ -133,6 +144,6 @@ def make_schema(lexicon: Lexicon | None) -> fields.Schema:
         work=fields.ID(stored=True),
         **{name: fields.TEXT(analyzer=words, phrase=True, stored=name in ("context", "subjects", "questions"))
            for name in WORD_FIELDS},
+        **{name: GramField() for name in GRAM_FIELDS},
         **stored,
-        **{COUNTS: fields.STORED()},
     )

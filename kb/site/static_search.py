@@ -41,6 +41,7 @@ from kb.core.records import Record
 from kb.ingest.normalise import to_hant
 from kb.search.analysis import search_form
 from kb.search.index import read_documents
+from kb.search.postings import Postings
 from kb.search.inforce import CodeMap, line, site_texts
 from kb.search.inforce import table_text as code_text
 from kb.search.lexicon import Lexicon
@@ -80,11 +81,15 @@ def js_regex(pattern: re.Pattern[str]) -> list[str]:
 
 def _index_counts(records: list[Record], index_dir: Path) -> list[dict[str, dict[str, int]]]:
     """Each record's terms with their frequencies per field, as the server index cut them (its
-    stored counts: the browser reads text exactly as the server does, and nothing is cut twice)."""
+    whoosh postings: the browser reads text exactly as the server does, and nothing is cut twice)."""
     docs = read_documents(index_dir)
     if [d["id"] for d in docs] != [r.id for r in records]:
         raise KbError(f"{index_dir}: the search index is not of these records (run `kb build`)")
-    return [d["counts"] for d in docs]
+    postings = Postings(index_dir)
+    try:
+        return postings.document_counts()
+    finally:
+        postings.close()
 
 
 def _shard_count(size: int, target: int) -> int:
