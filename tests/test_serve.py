@@ -75,11 +75,12 @@ def test_results_are_kb_search_json_plus_url(client):
 
 def test_the_answer_says_what_no_book_holds(client):
     """Issue 35: the API's answer carries the note kb search gives, for every matter outside the
-    books (tests/fixtures/outside_questions.txt), in the script asked for; none for a held matter."""
+    books (questions.outside_questions), in the script asked for; none for a held matter."""
+    from questions import outside_questions
+
     from kb.search.cli import main as kb_search
 
-    questions = [line for line in (Path(__file__).parent / "fixtures" / "outside_questions.txt")
-                 .read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
+    questions = outside_questions()
     for q in questions:
         out = io.StringIO()
         assert kb_search(["--json", "--records", str(BUILD / "records.jsonl"), "--index", str(BUILD / "index"),

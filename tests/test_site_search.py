@@ -151,7 +151,7 @@ def test_results_are_the_servers(built, site, edition):
 @pytest.mark.parametrize("edition", ["hans", "hant"])
 def test_the_note_on_what_no_book_holds_is_the_servers(built, site, edition):
     """Issue 35: for every question of the benchmark sets (those the books answer: no note) and
-    every matter outside the books (tests/fixtures/outside_questions.txt: a note), the site's engine
+    every matter outside the books (questions.outside_questions: a note), the site's engine
     gives the answer's note, the same top ten with the same scores and twins, and withholds the same
     results as kb.search's: every question, in both editions (not a sample)."""
     from questions import answered_questions, outside_questions

@@ -27,6 +27,7 @@ from kb.ingest.normalise import to_hans, ui_text
 from kb.search.analysis import normalize, search_form, strip_controls
 from kb.search.citations import MAX_LAW, Cite
 
+OTHER_GAME = "-"   # the game column of a game no book here plays (poker, chess): no family of books
 TABLE = Table("search/outside.tsv", ("matter", "game", "title", "words", "named"), optional=("words", "named"),
               unique=("matter",), may_be_empty=("words", "named"))
 
@@ -74,7 +75,7 @@ def outside_matters(root: Path | None = None) -> tuple[OutsideMatter, ...]:
             raise KbError(f"{row.where}: column 'matter' is '{matter}', not a law number or a lower-case name")
         if law is not None and law > MAX_LAW:
             raise KbError(f"{row.where}: law {law}: the 1997 Laws have {MAX_LAW} laws")
-        if row["game"] not in games:
+        if row["game"] != OTHER_GAME and row["game"] not in games:
             raise KbError(f"{row.where}: column 'game' is '{row['game']}', not a game of kb/data/works.toml "
                           f"({', '.join(sorted(games))})")
         words = tuple(row.get("words").split("、")) if row.get("words") else ()
@@ -82,7 +83,8 @@ def outside_matters(root: Path | None = None) -> tuple[OutsideMatter, ...]:
         for w in words + named:
             if not w or w != w.lower() or to_hans(w) != w or normalize(w) != w or w != w.strip():
                 raise KbError(f"{row.where}: word '{w}' is not a Simplified, lower-case word")
-        out.append(OutsideMatter(matter, law, games[row["game"]], row["title"], words, row.where, named))
+        fam = "" if row["game"] == OTHER_GAME else games[row["game"]]
+        out.append(OutsideMatter(matter, law, fam, row["title"], words, row.where, named))
     return tuple(out)
 
 
