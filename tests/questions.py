@@ -18,6 +18,14 @@ def outside_questions() -> list[str]:
     return list(dict.fromkeys(line.strip() for line in lines if line.strip() and not line.startswith("#")))
 
 
+def every_outside_question() -> list[str]:
+    """outside_questions, then the questions of every other outside set of bench/ (the note may miss
+    some of them: the engines must still agree on each)."""
+    lines = [line.split("\t")[0] for path in sorted((ROOT / "bench").glob("outside*.tsv"))
+             for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
+    return list(dict.fromkeys([*outside_questions(), *lines]))
+
+
 def answered_questions() -> list[str]:
     """Every question of the benchmark sets that the books answer (each has a graded answer): the
     tuning sets and every held-out set."""

@@ -151,14 +151,14 @@ def test_results_are_the_servers(built, site, edition):
 @pytest.mark.parametrize("edition", ["hans", "hant"])
 def test_the_note_on_what_no_book_holds_is_the_servers(built, site, edition):
     """Issue 35: for every question of the benchmark sets (those the books answer: no note) and
-    every matter outside the books (questions.outside_questions: a note), the site's engine
+    every matter outside the books (questions.outside_questions: a note; every outside set of bench/), the site's engine
     gives the answer's note, the same top ten with the same scores and twins, and withholds the same
     results as kb.search's: every question, in both editions (not a sample)."""
-    from questions import answered_questions, outside_questions
+    from questions import answered_questions, every_outside_question, outside_questions
 
     from kb.search.engine import SearchEngine
     engine = SearchEngine.open(built / "records.jsonl", built / "index")
-    asked = outside_questions() + answered_questions()
+    asked = every_outside_question() + answered_questions()
     got = run_node(site, asked, "answer", edition)
     for q, (results, note) in zip(asked, got):
         want = engine.answer(q, limit=10, script=edition)

@@ -38,7 +38,7 @@ import kb.search as ks
 from kb.core import works
 from kb.core.errors import KbError
 from kb.core.records import Record
-from kb.ingest.normalise import to_hant
+from kb.ingest.normalise import to_hans, to_hant
 from kb.search.analysis import search_form
 from kb.search.index import read_documents
 from kb.search.postings import Postings
@@ -145,6 +145,14 @@ class StaticIndex:
         chars.update(c for c in code_text() if not c.isspace())    # the notes on 2017 citations
         for w in self.lex.freq:
             chars.update(w)
+        # every Traditional or variant character that folds onto one of these (抽菸 is asked as 抽烟,
+        # a word of outside.tsv): one OpenCC call over the CJK block, so the browser folds what the
+        # server folds wherever it matters (a character folding onto none of these finds nothing)
+        block = [chr(c) for c in range(0x4E00, 0xA000)]
+        folded = to_hans("\n".join(block)).split("\n")
+        if len(folded) != len(block):
+            raise KbError("OpenCC changed the number of lines of the CJK block")
+        chars.update([c for c, f in zip(block, folded) if f != c and f in chars])
         chars.update(chr(c) for c in range(0x21, 0x7F))
         chars.update(chr(c) for c in range(0xFF01, 0xFF5F))
         chars.add("\u3000")
