@@ -7,8 +7,10 @@ works of their own in a copy of kb/data/works.toml (cbr1999_x2, laws1997_x2 twin
 other, twmj16_x2, …) with their sources copied into a copy of kb/sources and its manifest: more
 rule books, not one bloated one. It runs `kb build` in a fresh process and prints, per factor:
 CPU seconds of the build (itself and its children) and per stage (from the build's
-meta.json), wall time, peak RSS, site and index size, the size of a law page, and the
-in-process query latency p50/p95 over bench/queries.tsv. Then the growth exponent of each
+meta.json), wall time, peak RSS, site and index size, the size of a law page, the cost of
+opening the index in a fresh process (wall, CPU, the memory it adds; the first query after it;
+the size of the dense table of field lengths it reads), and the in-process query latency p50/p95
+over bench/queries.tsv. Then the growth exponent of each
 figure between the smallest and the largest factor (log ratio / log factor ratio): 1.0 is
 linear.
 """
@@ -36,19 +38,27 @@ from kb.core.works import all_works  # noqa: E402
 from kb.ingest.sources import SOURCES_DIR, load_manifest  # noqa: E402
 
 QUERY_PROBE = r"""
-import json, statistics, sys, time
+import json, resource, statistics, sys, time
 from pathlib import Path
 from kb.search.engine import SearchEngine
 build = Path(sys.argv[1])
 queries = [l.split("\t")[0] for l in Path(sys.argv[2]).read_text(encoding="utf-8").splitlines()
            if l.strip() and not l.startswith("#")]
+rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t, c = time.perf_counter(), time.process_time()
 engine = SearchEngine.open(build / "records.jsonl", build / "index")
+open_ms, open_cpu_ms = (time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000
+open_rss_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024
+t = time.perf_counter(); engine.search(queries[0]); first_ms = (time.perf_counter() - t) * 1000
 times = []
 for rnd in range(3):
     for q in queries:
         t = time.perf_counter(); engine.search(q); times.append((time.perf_counter() - t) * 1000)
 times.sort()
-print(json.dumps({"p50": times[len(times) // 2], "p95": times[int(len(times) * 0.95)]}))
+print(json.dumps({"query_p50_ms": times[len(times) // 2], "query_p95_ms": times[int(len(times) * 0.95)],
+                  "open_ms": open_ms, "open_cpu_ms": open_cpu_ms, "open_rss_mb": open_rss_mb,
+                  "first_query_ms": first_ms,
+                  "lengths_kb": (build / "index" / "lengths.json").stat().st_size / 1024}))
 """
 
 
@@ -118,7 +128,7 @@ def run_factor(factor: int, keep: Path | None) -> dict:
             "site_mb": round(du(site) / 2**20, 2),
             "index_mb": round(du(build / "index") / 2**20, 2),
             "law_page_kb": round(law_pages[0].stat().st_size / 1024, 1) if law_pages else None,
-            **{f"query_{k}_ms": round(v, 2) for k, v in json.loads(probe.stdout).items()},
+            **{k: round(v, 2) for k, v in json.loads(probe.stdout).items()},
         }
         for stage, figures in (meta.get("stages") or {}).items():
             row[f"stage_{stage}_cpu_s"] = round(figures["cpu"], 2)
