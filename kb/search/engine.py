@@ -87,8 +87,9 @@ class SearchEngine:
             if m is not None:
                 self.twin[n] = m
         self.postings = data.postings
+        families = {w: works.family(w) for w in self.works}   # the registry read once per work, not per clause
         self.ranker = Ranker(self.docs, data.lexicon, data.postings, cache_size,
-                             [works.family(d["work"]) for d in self.docs], self.twin, weights)
+                             [families[d["work"]] for d in self.docs], self.twin, weights)
         syn = (synonyms or load_synonyms()).with_mined(data.mined)
         self.parser = QueryParser(data.lexicon, syn, self.ranker.known, works.game_names(), works.query_names())
         self._parsed: LRU[tuple[str, str | None], ParsedQuery] = LRU(cache_size)
