@@ -10,6 +10,9 @@ clause's words beside the 2017 text and records, per clause, the 2017 citation(s
     removed   no 2017 counterpart
     unmapped  the texts read do not settle it (shown so; never a guess presented as a mapping)
 
+A clause is classed by what its own words state (a lead-in such as 63A 如有下列情况，藏牌成立： is
+`same` as 2017 63A "A revoke becomes established:"), its sub-clauses by theirs, each on its own row.
+
 Data: ``kb/data/concordance/<work>.tsv`` (optional per work; where present it covers every record
 of the work), ``id<TAB>citation<TAB>change<TAB>authority``: the 2017 citation compact as the records'
 ids are (27B1b; several separated by ``,``; empty exactly when removed or unmapped) and the
