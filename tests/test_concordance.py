@@ -126,3 +126,21 @@ def test_the_pdf_carries_it(session_build):
     reader = PdfReader(b.site_dir(session_build) / "hans" / "pdf" / pdf_name("cbr1999", "hans"))
     text = "".join(p.extract_text() for p in reader.pages[:6])
     assert "2017 版" in text
+
+
+def test_a_clause_whose_rule_carries_over_says_when_one_under_it_changed():
+    """A clause classed by its own words (64A 当藏牌成立时：, same) with a changed clause under it
+    (64A2) says 其下有规定变化 after its own words: a director does not take its clauses for unchanged."""
+    from kb.ingest.concordance import changed_below, in_force_text, in_force_words
+
+    rows = [{"id": "w:64", "parent": None, "concordance": [{"change": "changed"}]},
+            {"id": "w:64A", "parent": "w:64", "concordance": [{"change": "same"}]},
+            {"id": "w:64A2", "parent": "w:64A", "concordance": [{"change": "changed"}]},
+            {"id": "w:64B", "parent": "w:64", "concordance": [{"change": "same"}]}]
+    assert changed_below(rows) == {"w:64", "w:64A"}
+    assert in_force_words("same", below=True) == "规定相同；其下有规定变化"
+    assert in_force_words("changed", below=True) == "规定有实质变化"
+    assert in_force_words("changed", heading=True, below=True) == "其下有规定变化"
+    entry = {"code": "2017", "citation": "64A", "change": "same", "authority": "x"}
+    assert in_force_text([entry], below=True) == "2017 版：64A，规定相同；其下有规定变化"
+    assert in_force_text([entry]) == "2017 版：64A，规定相同"

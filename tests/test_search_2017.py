@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from kb.app import build as b
-from kb.ingest.concordance import in_force_text
+from kb.ingest.concordance import changed_below, in_force_text
 from kb.ingest.normalise import ui_text
 from kb.search.citations import split_codes
 from kb.search.engine import SearchEngine
@@ -64,7 +64,8 @@ def test_each_form_finds_the_clause_that_became_it_first(engine, recs, q, first,
     # the line the site shows under the clause, in the answer's script
     assert top["in_force"] == {"code": "2017", "citations": [e["citation"] for e in rec.concordance],
                                "change": rec.concordance[0]["change"],
-                               "text": ui_text(in_force_text(rec.concordance, heading), script)}
+                               "text": ui_text(in_force_text(rec.concordance, heading,
+                                                             rec.id in changed_below(recs.values())), script)}
     if nearest is None:
         assert a["not_held"] is None, q
     else:
@@ -179,7 +180,8 @@ def test_the_api_carries_the_line_and_the_note(session_build):
     assert got.status_code == 200
     top = got.json()["results"][0]
     assert top["id"] == "cbr1999:64A" and top["url"] == "cbr1999/law-64/#64A"
-    assert top["in_force"]["text"] == "2017 版：64A，规定有实质变化"
+    # 64A's own words (当藏牌成立时：) carry over; 64A2 under it changed, and its line says so
+    assert top["in_force"]["text"] == "2017 版：64A，规定相同；其下有规定变化"
     assert bad.status_code == 200 and bad.json()["results"] == []
     assert bad.json()["not_held"]["codes"][0]["citation"] is None
     schema = doc["components"]["schemas"]
@@ -190,6 +192,7 @@ def test_the_line_is_the_one_under_the_clause_on_its_page(session_build, recs):
     """One wording: a result's line is the text of the paragraph the site shows under the clause."""
     site = b.site_dir(session_build)
     parents = {r.parent for r in recs.values() if r.parent}
+    below = changed_below(recs.values())
     for work in ("cbr1999", "laws1997"):
         laws = sorted({r.law for r in recs.values() if r.work == work and r.law is not None})
         for law in laws:
@@ -198,5 +201,6 @@ def test_the_line_is_the_one_under_the_clause_on_its_page(session_build, recs):
                 html = (site / edition / work / f"law-{law}" / "index.html").read_text(encoding="utf-8")
                 shown = [re.sub(r"<[^>]+>", "", x).replace("⚠ ", "")
                          for x in re.findall(r'<p class="kb-in-force [^"]*">(.*?)</p>', html, re.S)]
-                assert shown == [ui_text(in_force_text(r.concordance, not r.text_hans and r.id in parents), edition)
+                assert shown == [ui_text(in_force_text(r.concordance, not r.text_hans and r.id in parents,
+                                                       r.id in below), edition)
                                  for r in mine], (work, law, edition)

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from kb.core import works
 from kb.core.curated import DATA_DIR, Table, read_table
@@ -42,6 +44,7 @@ CITATION = re.compile(r"\d{1,2}(?:[A-Z](?:\d{1,2}[a-z]?)?)?")
 IN_FORCE_WORDS = {"same": "规定相同", "reworded": "规定相同，措辞或编号有变", "changed": "规定有实质变化",
                   "removed": "已无此规定", "unmapped": "对应条款尚待核定"}
 HEADING_CHANGED = "其下有规定变化"   # a heading (no text of its own) whose class is that of a clause under it
+BELOW_CHANGED = "；其下有规定变化"   # after the words of a clause whose own rule did not change but one under it did
 # An authority is plain text, shown as written in both editions' 出处 (no markup characters, no runs of spaces)
 UNPLAIN = re.compile(r"[\\`<>|~&{}]|\s\s")
 
@@ -125,10 +128,32 @@ def display_citation(compact: str) -> str:
     return re.sub(r"(\d[A-Z]\d{1,2})([a-z])$", r"\1(\2)", compact)
 
 
-def in_force_words(change: str, heading: bool = False) -> str:
+def in_force_words(change: str, heading: bool = False, below: bool = False) -> str:
     """What the code in force made of a clause, in words (Simplified): 规定有实质变化; for a bare
-    heading (no text of its own, clauses under it) classed changed, 其下有规定变化."""
-    return HEADING_CHANGED if heading and change == "changed" else IN_FORCE_WORDS[change]
+    heading (no text of its own, clauses under it) classed changed, 其下有规定变化; for a clause whose
+    own words carry over but a clause under it changed (``below``: 64A 当藏牌成立时：), 规定相同；其下有规定变化,
+    so a director reading it does not take the clauses under it for unchanged."""
+    if heading and change == "changed":
+        return HEADING_CHANGED
+    return IN_FORCE_WORDS[change] + (BELOW_CHANGED if below and change != "changed" else "")
+
+
+def changed_below(records: Iterable[Any]) -> set[str]:
+    """The ids of the clauses with a clause under them (at any depth) whose rule changed: records
+    as objects or dicts with ``id``, ``parent`` and ``concordance``."""
+    def get(r: Any, key: str) -> Any:
+        return r.get(key) if isinstance(r, dict) else getattr(r, key)
+    records = list(records)
+    parent = {get(r, "id"): get(r, "parent") for r in records}
+    out: set[str] = set()
+    for r in records:
+        if any(e["change"] == "changed" for e in get(r, "concordance") or []):
+            up, seen = parent.get(get(r, "id")), set()
+            while up and up not in seen:
+                seen.add(up)
+                out.add(up)
+                up = parent.get(up)
+    return out
 
 
 def in_force_label(code: str) -> str:
@@ -136,13 +161,13 @@ def in_force_label(code: str) -> str:
     return f"{code} 版"
 
 
-def in_force_text(entries: list[dict[str, str]], heading: bool = False) -> str:
+def in_force_text(entries: list[dict[str, str]], heading: bool = False, below: bool = False) -> str:
     """The line under a clause as plain text (Simplified), as the site shows it without its links:
     2017 版：27B1(a)，规定有实质变化; 2017 版：已无此规定; "" for a clause with no entries."""
     if not entries:
         return ""
     first = entries[0]
-    words = in_force_words(first["change"], heading)
+    words = in_force_words(first["change"], heading, below)
     cites = "、".join(display_citation(e["citation"]) for e in entries if e["citation"])
     said = f"{cites}，{words}" if first["change"] not in UNCITED and cites else words
     return f"{in_force_label(first['code'])}：{said}"

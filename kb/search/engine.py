@@ -21,6 +21,7 @@ from typing import Any
 
 from kb.core import works
 from kb.core.errors import KbError
+from kb.ingest.concordance import changed_below
 from kb.search.analysis import normalize
 from kb.search.citations import Cite
 from kb.search.index import IndexData, open_index
@@ -103,6 +104,7 @@ class SearchEngine:
             if p is not None:
                 self.children[p].append(n)
         self.headings = {n for n, d in enumerate(self.docs) if bare_heading(d["text_hans"], n in self.children)}
+        self.changed_below = changed_below(self.docs)   # clauses with a changed rule under them (concordance)
 
     @classmethod
     def open(cls, records_path: Path | str | None = None,
@@ -335,7 +337,8 @@ class SearchEngine:
         for n, score in ranked[:limit]:
             r = self._result(n, score, parsed)
             if n in found:
-                r["in_force"] = line(self.docs[n].get("concordance") or [], n in self.headings, parsed.script)
+                r["in_force"] = line(self.docs[n].get("concordance") or [], n in self.headings, parsed.script,
+                                     self.docs[n]["id"] in self.changed_below)
             out.append(r)
         return out
 

@@ -113,13 +113,14 @@ class CodeMap:
         return [[k, list(docs)] for k, docs in self.keys]
 
 
-def line(entries: Sequence[dict[str, str]], heading: bool, script: str) -> dict[str, Any] | None:
+def line(entries: Sequence[dict[str, str]], heading: bool, script: str, below: bool = False) -> dict[str, Any] | None:
     """What a result found by a 2017 citation shows of its concordance: {code, citations (compact),
-    change, text (the line under the clause on the site, in ``script``)}; None without entries."""
+    change, text (the line under the clause on the site, in ``script``; ``below``: a clause under it
+    changed)}; None without entries."""
     if not entries:
         return None
     return {"code": entries[0]["code"], "citations": [e["citation"] for e in entries if e["citation"]],
-            "change": entries[0]["change"], "text": ui_text(in_force_text(list(entries), heading), script)}
+            "change": entries[0]["change"], "text": ui_text(in_force_text(list(entries), heading, below), script)}
 
 
 def notes(code_map: CodeMap, cites: Sequence[Cite], unread: Sequence[str], script: str) -> list[dict[str, Any]]:

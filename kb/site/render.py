@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from kb.core import works
 from kb.core.records import LOST_MARK, Record
-from kb.ingest.concordance import UNCITED, codes, display_citation, in_force_label, in_force_words
+from kb.ingest.concordance import UNCITED, changed_below, codes, display_citation, in_force_label, in_force_words
 from kb.ingest.normalise import to_hant, ui_text
 from kb.site.example_html import example_html
 from kb.site.layout import MAHJONG_PAGES, WORK_TITLES, Layout, anchor_of, relative
@@ -52,6 +52,7 @@ class Renderer:
         self._slot_names = itertools.count(len(slots or ()))
         self.works = {w.id: w for w in works.all_works()}
         self.codes = codes()
+        self.changed_below = changed_below(layout.records)   # a changed rule under them: said in their line
 
     # -- script ----------------------------------------------------------------------------
     def t(self, simplified: str) -> str:
@@ -192,7 +193,8 @@ class Renderer:
         label = self.t(in_force_label(first["code"]))
         # a heading (no text of its own, clauses under it): its class is that of what stands under it
         # (the words are kb/ingest/concordance.py's, as beside a search result: in_force_text)
-        words = in_force_words(change, not rec.text_hans and rec.id in self.layout.parents)
+        words = in_force_words(change, not rec.text_hans and rec.id in self.layout.parents,
+                               rec.id in self.changed_below)
         if change in UNCITED:
             said = self.t(words)
         else:

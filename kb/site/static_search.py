@@ -38,6 +38,7 @@ import kb.search as ks
 from kb.core import works
 from kb.core.errors import KbError
 from kb.core.records import Record
+from kb.ingest.concordance import changed_below
 from kb.ingest.normalise import to_hans, to_hant
 from kb.search.analysis import search_form
 from kb.search.index import read_documents
@@ -125,6 +126,7 @@ class StaticIndex:
         self._postings_shards: list[dict[str, dict[str, list[int]]]] | None = None
         self._meta: dict[str, Any] | None = None
         self._shared: list[tuple[str, str, str]] | None = None
+        self.changed_below = changed_below(records)   # a changed rule under them: said in their line
         self.children: dict[str, list[Record]] = {}   # a heading's clauses, in order (its snippet in the results)
         for rec in records:
             if rec.parent:
@@ -312,7 +314,7 @@ class StaticIndex:
                     block["tai"][str(k)] = rec.tai
                 if rec.concordance:       # shown when found by a 2017 citation (inforce.line, engine.py)
                     block["inForce"][str(k)] = line(rec.concordance, ks.bare_heading(rec.text_hans, rec.id in children),
-                                                    script)
+                                                    script, rec.id in self.changed_below)
                 parent = self.layout.by_id.get(rec.parent) if rec.parent else None
                 if parent is not None:     # what the result says of the clause it stands under (engine.py)
                     block["under"][str(k)] = under(
