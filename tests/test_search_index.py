@@ -16,11 +16,11 @@ from whoosh.searching import Searcher
 from kb.core.errors import KbError
 from kb.search import rank
 from kb.search.analysis import analyze, searchable
-from kb.search.index import build_index, open_index, read_records
 from kb.search.engine import SearchEngine
+from kb.search.index import build_index, open_index, read_records
 from kb.search.lexicon import Lexicon
 from kb.search.postings import LENGTHS_FILE, ClauseBM25, Postings
-from kb.search.schema import GRAM_FIELDS, WORD_FIELDS, JiebaTokenizer
+from kb.search.schema import WORD_FIELDS, JiebaTokenizer
 
 FIXTURE = Path(__file__).parent / "fixtures" / "search_records.jsonl"
 

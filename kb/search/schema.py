@@ -29,8 +29,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from whoosh import fields, formats
-from whoosh.system import pack_uint
 from whoosh.analysis import Token, Tokenizer
+from whoosh.system import pack_uint
 
 from kb.core.errors import KbError
 from kb.search.analysis import Analysis, analyze

@@ -42,11 +42,11 @@ from kb.ingest.concordance import changed_below
 from kb.ingest.normalise import to_hans, to_hant
 from kb.search.analysis import search_form
 from kb.search.index import read_documents
-from kb.search.postings import Postings
 from kb.search.inforce import CodeMap, line, site_texts
 from kb.search.inforce import table_text as code_text
 from kb.search.lexicon import Lexicon
 from kb.search.outside import site_table, table_text
+from kb.search.postings import Postings
 from kb.search.schema import index_terms
 from kb.search.snippet import shown_text, under
 from kb.site.layout import Layout
