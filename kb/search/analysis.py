@@ -38,8 +38,8 @@ NEG = "!"
 _FULLWIDTH = {0xFF01 + i: 0x21 + i for i in range(94)}
 _FULLWIDTH[0x3000] = 0x20  # ideographic space
 # Variants OpenCC t2s keeps (both are valid Simplified) but the records and queries mix:
-# 接著 / 接着, 跟著 / 跟着.
-_VARIANTS = str.maketrans({"著": "着"})
+# 接著 / 接着, 跟著 / 跟着; and Taiwan's mahjong spelling of 炮 (放砲, 一砲雙響: the rules write 放炮).
+_VARIANTS = str.maketrans({"著": "着", "砲": "炮"})
 
 
 @lru_cache(maxsize=1)

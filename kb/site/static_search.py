@@ -39,7 +39,7 @@ from kb.core import works
 from kb.core.errors import KbError
 from kb.core.records import Record
 from kb.ingest.concordance import changed_below
-from kb.ingest.normalise import to_hans, to_hant
+from kb.ingest.normalise import to_hant
 from kb.search.analysis import search_form
 from kb.search.index import read_documents
 from kb.search.inforce import CodeMap, line, site_texts
@@ -151,7 +151,7 @@ class StaticIndex:
         # a word of outside.tsv): one OpenCC call over the CJK block, so the browser folds what the
         # server folds wherever it matters (a character folding onto none of these finds nothing)
         block = [chr(c) for c in range(0x4E00, 0xA000)]
-        folded = to_hans("\n".join(block)).split("\n")
+        folded = ks.fold("\n".join(block)).split("\n")
         if len(folded) != len(block):
             raise KbError("OpenCC changed the number of lines of the CJK block")
         chars.update([c for c, f in zip(block, folded) if f != c and f in chars])
