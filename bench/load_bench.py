@@ -154,7 +154,7 @@ async def _client(host: str, port: int, paths: list[str], start: int, deadline: 
                 continue
             latencies.append((time.perf_counter() - t0) * 1000)
             status = status_line.split(b" ", 2)[1:2]
-            if status != [b"200"] or not body.startswith(b"["):
+            if status != [b"200"] or not body.startswith(b'{"results": '):
                 errors.append(f"{path}: {status_line.decode('latin-1').strip()}")
     finally:
         writer.close()
