@@ -113,11 +113,13 @@ def test_too_many_headers_are_refused(client):
 
 
 def test_answer_cache_is_bounded_in_bytes():
+    import asyncio
+
     out = ensure_built(BUILD, need_site=True)
     service = Service(out, cache_size=10_000, limits=Limits(cache_bytes=64 * 1024))
     try:
         for q in ["明手", "藏牌", "罚张", "定约人", "防守人", "庄家", "犯规", "字一色", "首引", "牌"]:
-            service.search_body((q, None, 50, None, None, None))
+            asyncio.run(service.search((q, None, 50, None, None, None)))
             assert service._cache_bytes <= 64 * 1024
             assert service._cache_bytes == sum(len(v) for v in service._cache.values())
         assert len(service._cache) < 10
@@ -339,6 +341,80 @@ def test_the_protocol_refuses_a_whole_search_without_parsing_it(client):
         assert gate.active == 0 and transport.written.startswith(b"HTTP/1.1 200 "), transport.written[:80]
     finally:
         loop.close()
+
+
+# --- the search processes: the engine never runs in the server's process ------------------------
+
+
+def test_searches_run_in_a_search_process_not_in_the_server(client, monkeypatch):
+    """A storm of refusals shares the server's interpreter lock only with the event loop: the engine
+    is not even called in this process, and searching starts no thread here."""
+    from kb.search.engine import SearchEngine
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("the engine ran in the server's process")
+
+    monkeypatch.setattr(SearchEngine, "answer", not_here)
+    monkeypatch.setattr(SearchEngine, "search", not_here)
+    threads = threading.active_count()
+    for q in ("藏牌 罚张 明手", "第64条B款", "字一色"):
+        r = client.get("/api/search", params={"q": q, "limit": "3"})
+        assert r.status_code == 200 and r.json()["results"], q
+    assert client.get("/api/search", params={"q": "藏牌", "work": "nowork"}).status_code == 400
+    assert threading.active_count() == threads
+    pids = client.app.state.service.searchers.pids()
+    assert pids and os.getpid() not in pids
+
+
+def test_a_search_process_that_dies_is_started_again():
+    import signal
+
+    app = create_app(BUILD, cache_size=0)
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        searchers = app.state.service.searchers
+        assert c.get("/api/search", params={"q": "藏牌"}).status_code == 200
+        first = searchers.pids()
+        os.kill(first[0], signal.SIGKILL)
+        deadline = time.monotonic() + 60
+        statuses = set()
+        while time.monotonic() < deadline:
+            r = c.get("/api/search", params={"q": "罚张"})
+            statuses.add(r.status_code)
+            if r.status_code == 200:
+                break
+            assert r.status_code == 503 and r.headers["retry-after"] == "1", r.text
+            time.sleep(0.2)
+        assert 503 in statuses and r.status_code == 200, statuses
+        assert searchers.pids() != first and searchers.procs[0].restarts == 1
+    assert all(p.proc.poll() is not None for p in searchers.procs)   # ended with the app
+
+
+def test_the_search_process_answers_each_request_in_order_and_survives_a_failure():
+    import io
+    import struct
+
+    from kb.app.searcher import ANSWER, BAD_REQUEST, FAILED, serve_searches
+    from kb.core.errors import KbError
+
+    class Fake:
+        def body(self, key):
+            if key[0] == "bad":
+                raise KbError("未知的书  'x'   （可用：…）")
+            if key[0] == "bug":
+                raise ZeroDivisionError
+            return ("answer:" + key[0]).encode()
+
+    answers = io.BytesIO()
+    serve_searches(Fake(), io.BytesIO(b'["a", null, 10, null, null, null]\n["bad", null, 10, null, null, null]\n'
+                                      b'["bug", null, 10, null, null, null]\n["b", null, 10, null, [1, 2], null]\n'),
+                   answers)
+    data, frames = answers.getvalue(), []
+    while data:
+        kind, n = struct.unpack(">BI", data[:5])
+        frames.append((kind, data[5:5 + n]))
+        data = data[5 + n:]
+    assert frames == [(ANSWER, b"answer:a"), (BAD_REQUEST, "未知的书 'x' （可用：…）".encode()),
+                      (FAILED, b"internal error"), (ANSWER, b"answer:b")]
 
 
 # --- the one body limit ----------------------------------------------------------------------

@@ -12,13 +12,13 @@ Routes:
     GET /                                     redirect to /hans/
     GET /hans/..., /hant/...                  the built site (directory -> index.html)
 
-One search engine (one whoosh index, opened at start-up, its checksums verified first)
-serves every request. Searches run on a small dedicated pool (default one thread: the
-engine serialises its whoosh calls, so more threads would only queue on its lock); at
-most ``max_pending`` searches are admitted (running or waiting), beyond that the answer
-is a prebuilt 503 with Retry-After, decided before any work (see Admission). Answers are
-cached by their normalised arguments in an LRU bounded by entries and bytes (the index
-never changes while serving).
+Searches run in a search process of their own (kb.app.searcher; ``--search-processes N``:
+N of them), each with its own engine (one whoosh index, its checksums verified at start-up),
+so that they never share the interpreter lock with the event loop that accepts, parses and
+refuses requests; at most ``max_pending`` searches are admitted (running or waiting), beyond
+that the answer is a prebuilt 503 with Retry-After, decided before any work (see
+Admission). Answers are cached in this process by their normalised arguments in an LRU
+bounded by entries and bytes (the index never changes while serving).
 
 Protection (see ARCHITECTURE.md, "The search service"): uvicorn's httptools protocol with a bound
 on the request head, its keep-alive timeout, a deadline for each request's head and body
@@ -45,7 +45,6 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -62,6 +61,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from kb.app.searcher import Refused, SearchProcesses, Unavailable
+from kb.app.searcher import record_url as record_url
 from kb.core import works
 from kb.core.errors import KbError
 from kb.core.integrity import sha256_file
@@ -79,7 +80,7 @@ CACHE_SIZE = 4096
 CACHE_BYTES = 8 * 1024 * 1024
 LAG_TICK = 0.02
 LAG_SMOOTHING = 8
-SWITCH_INTERVAL = 0.001  # the search thread hands the interpreter lock to the event loop at least this often
+SWITCH_INTERVAL = 0.001  # a thread of the server (site files are read on worker threads) hands the lock back this often
 DEFAULT_PORT = 8000
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 _LIMIT_RE = re.compile(r"[0-9]{1,4}")
@@ -90,7 +91,7 @@ _FINGERPRINTED = re.compile(r"\.[0-9a-f]{8,}\.[^/]+$")
 class Limits:
     """What one server process allows; each a ``kb serve`` option."""
 
-    search_threads: int = 1        # the dedicated search pool
+    search_processes: int = 1      # processes running searches, each with its own engine
     max_pending: int = 16          # searches running or waiting; beyond: 503 + Retry-After
     max_loop_lag: float = 0.1      # seconds the event loop may lag before new searches are refused
     request_timeout: float = 10.0  # seconds for a request's headers and body to arrive
@@ -151,8 +152,8 @@ class Admission:
     when the request came whole in one read (the bytes are never parsed), else by
     ``AdmitSearches``, the outermost middleware (before hosts, routing, parsing, search or
     logging). Either way the answer is the same prebuilt 503 with Retry-After, so a client
-    that retries at once costs the event loop a few microseconds and the admitted searches
-    keep the interpreter lock.
+    that retries at once costs the event loop a few microseconds; the admitted searches run
+    in the search processes, which a storm of refusals never holds up.
     """
 
     def __init__(self, size: int):
@@ -271,51 +272,42 @@ def parse_choice(name: str, raw: str | None, choices: tuple[str, ...]) -> str | 
     return raw
 
 
-def record_url(page: str, anchor: str) -> str:
-    """Edition-relative URL of a record: cbr1999/law-45.md + 45C4b -> cbr1999/law-45/#45C4b."""
-    if page == "index.md" or page.endswith("/index.md"):
-        path = page[: -len("index.md")]
-    else:
-        path = page[: -len(".md")] + "/"
-    return f"{path}#{anchor}"
-
-
 class Service:
-    """The records by id, their site URLs, the search engine and an answer cache."""
+    """The records by id, the search processes and an answer cache."""
 
     def __init__(self, out: Path, cache_size: int = CACHE_SIZE, limits: Limits | None = None):
-        from kb.app.build import load_records, site_dir
         from kb.app.build import meta as build_meta
-        from kb.search.engine import SearchEngine
-        from kb.site.layout import Layout
+        from kb.app.build import site_dir
+        from kb.core.records import read_jsonl
 
         self.out = out
-        self.site = site_dir(out)
-        # the site's files as this build wrote them: the generation resolved now is the one served
-        self.site_files = {rel[len("site/"):]: (size, digest) for rel, (size, digest)
-                           in (build_meta(out).get("files") or {}).items() if rel.startswith("site/")}
-        records = load_records(out)
-        self.records = {r.id: r for r in records}
-        layout = Layout(records)
-        self.urls = {rid: record_url(p.page, p.anchor) for rid, p in layout.place.items()}
-        self.engine = SearchEngine.open(out / "records.jsonl", out / "index")
-        self.engine.search("藏牌 明手", limit=1)  # load jieba's dictionary before the first request
         self.limits = limits or Limits()
+        # the generation resolved now is the one served, by this process and the search processes
+        generation = Path(os.path.realpath(out))
+        self.searchers = SearchProcesses(generation, self.limits.search_processes)
+        try:
+            self.site = site_dir(out)
+            # the site's files as this build wrote them
+            self.site_files = {rel[len("site/"):]: (size, digest) for rel, (size, digest)
+                               in (build_meta(out).get("files") or {}).items() if rel.startswith("site/")}
+            self.records = {r.id: r for r in read_jsonl(generation / "records.jsonl")}
+            self.searchers.wait_ready()
+        except BaseException:
+            self.searchers.close()
+            raise
         self.cache_size = cache_size
         self._cache: OrderedDict[tuple[Any, ...], bytes] = OrderedDict()
         self._cache_bytes = 0
         self._cache_lock = threading.Lock()
-        self.pool = ThreadPoolExecutor(max_workers=self.limits.search_threads, thread_name_prefix="kb-search")
         self.pending = 0  # searches submitted and not finished (changed on the event loop only)
         self.loop_lag = 0.0  # how late the event loop last woke up (see watch_loop)
 
     async def watch_loop(self) -> None:
         """Measure the event loop's lag every LAG_TICK seconds (smoothed over about LAG_SMOOTHING ticks).
 
-        The searches share the interpreter lock with the event loop: when requests arrive
-        faster than they can be searched, the loop (which accepts, parses and refuses them)
-        falls behind and every answer, 503s included, waits. While the loop lags, new
-        searches are refused (503) so that it catches up. The smoothing keeps a moment's
+        When requests arrive faster than the loop (which accepts, parses and refuses them) can
+        take them, it falls behind and every answer, 503s included, waits. While the loop lags,
+        new searches are refused (503) so that it catches up. The smoothing keeps a moment's
         stall (the machine busy elsewhere) from refusing anyone.
         """
         loop = asyncio.get_running_loop()
@@ -326,11 +318,10 @@ class Service:
             self.loop_lag += (lag - self.loop_lag) / LAG_SMOOTHING
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
-        self.engine.close()
+        self.searchers.close()
 
     async def search(self, key: tuple[Any, ...]) -> bytes:
-        """The answer for ``key``: from the cache, or from the search pool if it has room (else Busy)."""
+        """The answer for ``key``: from the cache, or from a search process if there is room (else Busy)."""
         body = self.cached(key)
         if body is not None:
             return body
@@ -338,9 +329,15 @@ class Service:
             raise Busy()
         self.pending += 1
         try:
-            return await asyncio.wrap_future(self.pool.submit(self.search_body, key))
+            body = await self.searchers.search(key)
+        except Refused as exc:
+            raise BadRequest(str(exc)) from None
+        except Unavailable:
+            raise Busy() from None
         finally:
             self.pending -= 1
+        self.remember(key, body)
+        return body
 
     def cached(self, key: tuple[Any, ...]) -> bytes | None:
         with self._cache_lock:
@@ -349,21 +346,8 @@ class Service:
                 self._cache.move_to_end(key)
             return body
 
-    def search_body(self, key: tuple[Any, ...]) -> bytes:
-        """The JSON answer for a validated (q, work, limit, script, laws, lead); KbError -> BadRequest."""
-        body = self.cached(key)
-        if body is not None:
-            return body
-        q, work, limit, script, laws, lead = key
-        try:
-            answer = self.engine.answer(q, limit=limit, work=work, script=script, law_range=laws, lead=lead)
-        except KbError as exc:
-            raise BadRequest(" ".join(str(exc).split())) from None
-        for r in answer["results"]:
-            r["url"] = self.urls.get(r["id"])
-            for twin in r.get("twins", []):
-                twin["url"] = self.urls.get(twin["id"])
-        body = json.dumps(answer, ensure_ascii=False).encode("utf-8")
+    def remember(self, key: tuple[Any, ...], body: bytes) -> None:
+        """Keep an answer in the cache (bounded by entries and bytes; one over 1/16 of the bytes is not kept)."""
         if self.cache_size > 0 and len(body) <= self.limits.cache_bytes // 16:
             with self._cache_lock:
                 if key not in self._cache:
@@ -371,7 +355,6 @@ class Service:
                     self._cache_bytes += len(body)
                 while len(self._cache) > self.cache_size or self._cache_bytes > self.limits.cache_bytes:
                     self._cache_bytes -= len(self._cache.popitem(last=False)[1])
-        return body
 
     def clause(self, rid: str) -> dict[str, Any] | None:
         rec = self.records.get(rid)
@@ -948,8 +931,8 @@ def worker_app() -> Starlette:
 
 def settle() -> None:
     """The process as it serves: a short switch interval (the event loop gets the interpreter lock
-    often), and everything loaded so far (records, index, dictionaries) out of the garbage
-    collector's sight, so that its passes during a storm of requests scan only what requests made."""
+    often), and everything loaded so far (records, the app) out of the garbage collector's
+    sight, so that its passes during a storm of requests scan only what requests made."""
     import gc
 
     sys.setswitchinterval(SWITCH_INTERVAL)
@@ -958,7 +941,7 @@ def settle() -> None:
 
 
 def serve_workers(sock: socket.socket, cache_size: int, workers: int, limits: Limits) -> None:
-    """N worker processes sharing the socket, each with its own index searcher and cache."""
+    """N worker processes sharing the socket, each with its own search processes and cache."""
     from uvicorn.supervisors.multiprocess import Multiprocess
 
     from kb.app.build import ensure_built
@@ -989,10 +972,11 @@ def make_parser() -> argparse.ArgumentParser:
     p.add_argument("--cache-size", type=int, default=CACHE_SIZE, metavar="N",
                    help=f"search answers kept in memory (default {CACHE_SIZE}; 0: none)")
     p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="worker processes (default 1; each holds its own searcher)")
+                   help="worker processes (default 1; each with its own search processes)")
     d = Limits()
-    p.add_argument("--search-threads", type=int, default=d.search_threads, metavar="N",
-                   help=f"threads running searches, per worker (default {d.search_threads})")
+    p.add_argument("--search-processes", type=int, default=d.search_processes, metavar="N",
+                   help=f"processes running searches, per worker, each with its own engine "
+                        f"(default {d.search_processes})")
     p.add_argument("--max-searches", type=int, default=d.max_pending, metavar="N",
                    help=f"searches running or waiting, per worker; beyond: 503 + Retry-After (default {d.max_pending})")
     p.add_argument("--max-connections", type=int, default=d.max_connections, metavar="N",
@@ -1008,13 +992,15 @@ def main(argv: list[str]) -> int:
     """Entry point of ``kb serve``."""
     p = make_parser()
     args = p.parse_args(argv)
-    for name in ("search_threads", "max_searches", "max_connections"):
+    for name in ("max_searches", "max_connections"):
         if not 1 <= getattr(args, name) <= 100_000:
             p.error(f"--{name.replace('_', '-')} must be from 1 to 100000")
+    if not 1 <= args.search_processes <= 64:
+        p.error("--search-processes must be from 1 to 64")
     if not 0.1 <= args.request_timeout <= 3600:
         p.error("--request-timeout must be from 0.1 to 3600 seconds")
     hosts = tuple(dict.fromkeys([*LOCAL_HOSTS, args.host, *args.allowed_host]))
-    limits = Limits(search_threads=args.search_threads, max_pending=args.max_searches,
+    limits = Limits(search_processes=args.search_processes, max_pending=args.max_searches,
                     max_connections=args.max_connections, request_timeout=args.request_timeout,
                     allowed_hosts=hosts)
     if not 0 <= args.port <= 65535:
