@@ -92,7 +92,11 @@ class Limits:
     """What one server process allows; each a ``kb serve`` option."""
 
     search_processes: int = 1      # processes running searches, each with its own engine
-    max_pending: int = 16          # searches running or waiting; beyond: 503 + Retry-After
+    # searches admitted (running or waiting); beyond: 503 + Retry-After. Deep enough that the search
+    # process always has the next search while the event loop, slowed by a storm, takes one in and
+    # sends one back (load_bench.py --mode retry-storm: with 16 the storm's admitted throughput was
+    # 55-59% of capacity, with 32 to 96 74-77%)
+    max_pending: int = 64
     max_loop_lag: float = 0.1      # seconds the event loop may lag before new searches are refused
     request_timeout: float = 10.0  # seconds for a request's headers and body to arrive
     keep_alive: int = 5            # seconds an idle keep-alive connection is kept
