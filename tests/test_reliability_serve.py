@@ -265,12 +265,14 @@ def test_a_full_admitted_set_refuses_searches_before_any_work(client):
     gate = client.app.state.admission
     assert gate.active == 0
     gate.active = gate.size
+    refused = gate.refused
     try:
         for path in ("/api/search?q=%E8%97%8F%E7%89%8C", "/api/search?q=%FF", "/api/search"):  # not even validated
             r = client.get(path, headers={"host": "evil.example"})
             assert r.status_code == 503 and r.headers["retry-after"] == "1", path
             assert r.json() == {"error": f"busy: {gate.size} searches in progress; retry shortly"}
-        assert client.get("/api/health").status_code == 200   # only searches wait for room
+        health = client.get("/api/health")   # only searches wait for room; each refusal is counted, nothing more
+        assert health.status_code == 200 and health.json()["refused"] == refused + 3 == gate.refused
     finally:
         gate.active = 0
     assert client.get("/api/search", params={"q": "藏牌"}).status_code == 200
@@ -322,8 +324,10 @@ def test_the_protocol_refuses_a_whole_search_without_parsing_it(client):
         gate = client.app.state.admission
         gate.active = gate.size
         try:
+            refused = gate.refused
             proto.data_received(b"GET /api/search?q=%E8%97%8F HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             assert transport.written == gate.wire and not state.tasks and not transport.closed
+            assert gate.refused == refused + 1
             assert proto.timeout_keep_alive_task is not None   # an idle connection is still closed in time
             assert transport.written.startswith(b"HTTP/1.1 503 ") and b"\r\nretry-after: 1\r\n" in transport.written
             transport.written = b""

@@ -7,7 +7,7 @@ Routes:
     GET /api/search?q=&work=&limit=&script=&lead=   the answer as ``kb search --json`` prints it
                                               them, each with a ``url`` (edition-relative)
     GET /api/clause/{id}                      the record as ``kb show ID --json`` prints it
-    GET /api/health                           {"status": "ok", "records": N}
+    GET /api/health                           {"status": "ok", "records": N, "refused": N}
     GET /api/openapi.json                     the OpenAPI description of the above
     GET /                                     redirect to /hans/
     GET /hans/..., /hant/...                  the built site (directory -> index.html)
@@ -163,6 +163,7 @@ class Admission:
     def __init__(self, size: int):
         self.size = size
         self.active = 0
+        self.refused = 0  # searches answered 503 since start: the one thing a refusal records (no log line)
         body = json.dumps({"error": f"busy: {size} searches in progress; retry shortly"}).encode()
         self.head = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
                      (b"retry-after", b"1"), (b"cache-control", b"no-store"), (b"x-content-type-options", b"nosniff")]
@@ -176,6 +177,7 @@ class Admission:
 
     async def refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
         """The prebuilt 503, as an ASGI app."""
+        self.refused += 1
         await send({"type": "http.response.start", "status": 503, "headers": self.head})
         await send({"type": "http.response.body", "body": self.body})
 
@@ -584,10 +586,12 @@ def openapi_schema() -> dict[str, Any]:
                     "404": err("no record with that id"),
                 },
             }},
-            "/api/health": {"get": {"summary": "Liveness and record count", "responses": {
+            "/api/health": {"get": {"summary": "Liveness, record count and searches refused as busy", "responses": {
                 "200": {"description": "ok", "content": {"application/json": {"schema": {
-                    "type": "object", "properties": {"status": {"type": "string"},
-                                                     "records": {"type": "integer"}}}}}}}}},
+                    "type": "object", "properties": {
+                        "status": {"type": "string"}, "records": {"type": "integer"},
+                        "refused": {"type": "integer",
+                                    "description": "searches answered 503 (busy) since the server started"}}}}}}}}},
             **rules["paths"],
         },
         "components": {"schemas": {
@@ -688,7 +692,7 @@ def create_app(out: Path | None = None, *, cache_size: int = CACHE_SIZE,
         return JSONResponse(rec)
 
     async def api_health(request: Request) -> Response:
-        return JSONResponse({"status": "ok", "records": len(service.records)})
+        return JSONResponse({"status": "ok", "records": len(service.records), "refused": admission.refused})
 
     async def api_openapi(request: Request) -> Response:
         return Response(schema, media_type="application/json")
@@ -816,6 +820,7 @@ class GuardedProtocol(HttpToolsProtocol):
                 or b"\r\nconnection:" in head or b"\r\nupgrade:" in head):
             return False
         self.transport.write(gate.wire)
+        gate.refused += 1
         self._refused_at = self.loop.time()  # the keep-alive timer counts from here (see timeout_keep_alive_handler)
         if self.timeout_keep_alive_task is None:  # a connection refused at its first request: idle from now
             self.timeout_keep_alive_task = self.loop.call_later(self.timeout_keep_alive,
