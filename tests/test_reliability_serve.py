@@ -77,6 +77,20 @@ def test_security_headers_and_csp_hashes(client):
     assert "'unsafe-inline'" not in csp.split("script-src", 1)[1].split(";")[0]
 
 
+def test_responses_that_are_not_pages_carry_a_short_csp(client):
+    page = client.get("/hans/cbr1999/law-45/").headers["content-security-policy"]
+    missing = client.get("/hans/no-such-page/")           # an HTML 404 page is a page: its script hashes too
+    assert missing.status_code == 404 and missing.headers["content-security-policy"] == page
+    for path in ("/hans/sw.js", "/api/health", "/api/search?q=%E8%97%8F%E7%89%8C", "/api/openapi.json"):
+        r = client.get(path)
+        csp = r.headers["content-security-policy"]
+        assert r.status_code == 200 and "text/html" not in r.headers["content-type"], path
+        assert len(csp) < 100 < len(page) and "sha256-" not in csp, path
+        # nothing inline runs, no plugin, no framing; the service worker may still fetch this origin
+        assert "unsafe" not in csp and "default-src 'self'" in csp and "object-src 'none'" in csp, path
+        assert "frame-ancestors 'none'" in csp, path
+
+
 def test_cache_headers(client):
     assert client.get("/hans/").headers["cache-control"] == "no-cache"
     assets = site_dir(BUILD) / "hans" / "assets"
