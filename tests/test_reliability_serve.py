@@ -89,6 +89,10 @@ def test_responses_that_are_not_pages_carry_a_short_csp(client):
         # nothing inline runs, no plugin, no framing; the service worker may still fetch this origin
         assert "unsafe" not in csp and "default-src 'self'" in csp and "object-src 'none'" in csp, path
         assert "frame-ancestors 'none'" in csp, path
+    # a page revalidated keeps its CSP: the browser stores a 304's headers over the cached page's
+    first = client.get("/hans/cbr1999/law-45/")
+    again = client.get("/hans/cbr1999/law-45/", headers={"if-none-match": first.headers["etag"]})
+    assert again.status_code == 304 and again.headers["content-security-policy"] == page
 
 
 def test_cache_headers(client):

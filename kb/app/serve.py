@@ -478,6 +478,7 @@ def content_security_policy(script_hashes: Sequence[str]) -> str:
 # Every response that is not a page (scripts, styles, data, the API, the service worker): such a
 # response runs nothing inline, so the page's script hashes (≈0.7 KB) would be dead weight on each.
 # A worker's fetches and a script's own imports stay allowed: the service worker is ruled by this one.
+# A 304 carries the full one (it carries no type, and the browser keeps its headers for the cached page).
 SHORT_CSP = "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 
 
@@ -535,7 +536,8 @@ class SiteHeaders:
                     (b"x-content-type-options", b"nosniff"),
                     (b"referrer-policy", b"same-origin"),
                     (b"x-frame-options", b"DENY"),
-                    (b"content-security-policy", self.csp if page else self.short_csp),
+                    # a 304's headers replace the cached response's: a page revalidated must keep its own
+                    (b"content-security-policy", self.csp if page or status == 304 else self.short_csp),
                 ]
                 message["headers"] = headers
             await send(message)
