@@ -88,7 +88,10 @@ DESKTOP = {"viewport": {"width": 1280, "height": 900}}
 
 
 def new_page(browser: Any, device: dict, **options: Any) -> tuple[Any, Any, list[str]]:
-    """A new context and page of ``device``, and the list its page errors are collected in."""
+    """A new context and page of ``device``, and the list its page errors are collected in; without
+    the site's service worker unless ``service_workers="allow"`` (its download of the whole edition
+    in every fresh context is what a test about one page need not pay for)."""
+    options.setdefault("service_workers", "block")
     context = browser.new_context(**device, **options)
     pg = context.new_page()
     pg.set_default_timeout(15_000)
