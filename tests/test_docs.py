@@ -3,6 +3,7 @@ argparse parsers themselves, is named in README.md or a maintainer's guide; READ
 from __future__ import annotations
 
 import argparse
+import copy
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -33,8 +34,9 @@ UNLISTED = set(bridge_cli.FORMER)
 
 
 def kb_parsers() -> dict[str, argparse.ArgumentParser]:
-    """The parser of `kb` and of each delegated command, by the command's name ("" for kb itself)."""
-    return {"": cli._parser(), **{name: make() for name, make in DELEGATED.items()}}
+    """The parser of `kb` and of each delegated command, by the command's name ("" for kb itself):
+    copies, which a test may change (the commands keep one parser each per process)."""
+    return {"": copy.deepcopy(cli._parser()), **{name: copy.deepcopy(make()) for name, make in DELEGATED.items()}}
 
 
 def commands(parser: argparse.ArgumentParser, path: str) -> Iterator[tuple[str, list[str]]]:

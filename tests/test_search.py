@@ -1002,10 +1002,14 @@ def test_matters_said_to_be_outside_are_not_held_and_not_the_held_clauses_words(
     fails("65\tbridge\t牌墩的处理\t牌墩、Trick", "word 'Trick' is not a Simplified, lower-case word")
 
 
-def test_every_matter_outside_the_books_gets_the_note(engine: SearchEngine, index_dir: Path):
+def test_every_matter_outside_the_books_gets_the_note(engine: SearchEngine, index_dir: Path,
+                                                     monkeypatch: pytest.MonkeyPatch):
     """Issue 35: a question about a matter no book holds (a law of the 1997 Laws outside the corpus,
     another mahjong rule set, rubber bridge, bidding boxes) is told so, in the answer and in
     kb search's text and JSON; a question nothing held matches gets no results."""
+    # kb search opens the module's index once here, not twice per question (opening is tested apart)
+    opened = SearchEngine.open(FIXTURE, index_dir)
+    monkeypatch.setattr(SearchEngine, "open", classmethod(lambda cls, *a, **k: opened))
     questions = outside_questions()
     assert len(questions) >= 20
     for q in questions:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import re
 import sys
@@ -12,6 +13,7 @@ from kb.core.errors import KbError, print_error
 from kb.core.inputs import Parser
 
 
+@functools.cache   # a parser is not changed by parsing: one per process
 def _parser() -> argparse.ArgumentParser:
     p = Parser(prog="kb", description="牌规知识库: build, inspect and search the rule books")
     p.add_argument("--build-dir", type=Path, default=None, help="build directory (default ./build or $KB_BUILD_DIR)")

@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import functools
 import hashlib
 import html
 import json
@@ -981,6 +982,7 @@ def serve_workers(sock: socket.socket, cache_size: int, workers: int, limits: Li
     Supervisor(config, sockets=[sock]).run()
 
 
+@functools.cache   # a parser is not changed by parsing: one per process
 def make_parser() -> argparse.ArgumentParser:
     """The parser of ``kb serve`` (its defaults: ``Limits``)."""
     p = argparse.ArgumentParser(prog="kb serve", description="Serve the built site and the search API.")

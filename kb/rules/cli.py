@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 
 from kb.core.errors import KbError, print_error
@@ -9,6 +10,7 @@ from kb.core.inputs import Parser
 from kb.rules.catalogue import entries, format_text
 
 
+@functools.cache   # a parser is not changed by parsing: one per process
 def make_parser() -> argparse.ArgumentParser:
     """The parser of ``kb rules``."""
     parser = Parser(prog="kb rules", description="规则代码目录：每项裁定的命令、说明与所据条款")

@@ -35,6 +35,7 @@ from kb.search.request import parse_law_range
 PROG = "kb search"
 
 
+@functools.cache   # a parser is not changed by parsing: one per process
 def make_parser(prog: str = PROG) -> argparse.ArgumentParser:
     """The argument parser (also usable as a subcommand's parser by the kb CLI)."""
     p = Parser(prog=prog, description="Search the rule clauses (both scripts, both "

@@ -10,6 +10,7 @@ its clause ids, or with ``--json`` the full result.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 
@@ -56,6 +57,7 @@ def commands() -> str:
     return "\n".join(f"  {r.command:26} {r.summary}" for r in BY_COMMAND.values())
 
 
+@functools.cache   # a parser is not changed by parsing: one per process
 def _parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog=PROG, description="桥牌规则计算（中国桥牌竞赛规则1999），每个子命令一种输入",
@@ -67,7 +69,9 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _command_parser(ruling: Ruling) -> argparse.ArgumentParser:
+@functools.cache   # a parser is not changed by parsing: one per process
+def _command_parser(command: str) -> argparse.ArgumentParser:
+    ruling = BY_COMMAND[command]
     parser = Parser(
         prog=f"{PROG} {ruling.command}", description=ruling.summary,
         epilog="JSON 对象的字段（依据 " + "、".join(ruling.clauses) + "）：\n" + "\n".join(field_lines(ruling)),
@@ -92,7 +96,7 @@ def main(argv: list[str]) -> int:
         else:
             rest = list(args_in)
             rest.remove(command)
-            args = _command_parser(BY_COMMAND.get(command) or _former(command)).parse_args(rest)
+            args = _command_parser(command if command in BY_COMMAND else _former(command).command).parse_args(rest)
         result = run(command, read_object(args.file))
     except KbError as exc:
         print_error(PROG, exc)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import unicodedata
 from typing import Any
@@ -73,6 +74,7 @@ def read_hand(text: str, label: str) -> Any:
     return parse_line(lines[0])
 
 
+@functools.cache   # a parser is not changed by parsing: one per process
 def make_parser() -> argparse.ArgumentParser:
     """The parser of ``kb mahjong`` (its two subcommands)."""
     parser = Parser(prog="kb mahjong", description="台湾十六张麻将计台与结算",
