@@ -57,8 +57,17 @@ def commands() -> str:
     return "\n".join(f"  {r.command:26} {r.summary}" for r in BY_COMMAND.values())
 
 
-@functools.cache   # a parser is not changed by parsing: one per process
 def _parser() -> argparse.ArgumentParser:
+    return _parser_of(_registry())
+
+
+def _registry() -> tuple[tuple[str, str], ...]:
+    """What the parsers are made from: the declared rulings' commands and summaries."""
+    return tuple((r.command, r.summary) for r in BY_COMMAND.values())
+
+
+@functools.cache   # a parser is not changed by parsing: one per registry
+def _parser_of(registry: tuple[tuple[str, str], ...]) -> argparse.ArgumentParser:
     parser = Parser(
         prog=PROG, description="桥牌规则计算（中国桥牌竞赛规则1999），每个子命令一种输入",
         epilog="子命令（kb bridge COMMAND --help 列出其字段与可取的值）：\n" + commands(),
@@ -69,8 +78,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-@functools.cache   # a parser is not changed by parsing: one per process
 def _command_parser(command: str) -> argparse.ArgumentParser:
+    return _command_parser_of(command, _registry())
+
+
+@functools.cache   # a parser is not changed by parsing: one per command and registry
+def _command_parser_of(command: str, registry: tuple[tuple[str, str], ...]) -> argparse.ArgumentParser:
     ruling = BY_COMMAND[command]
     parser = Parser(
         prog=f"{PROG} {ruling.command}", description=ruling.summary,
